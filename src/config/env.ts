@@ -1,0 +1,102 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The only place that reads process.env. Parsed once at start; a bad value stops the process with a message
+ * naming the variable.
+ */
+const url = z.string().url();
+const decimalRate = z.string().regex(/^\d+(\.\d+)?$/, 'must be a positive decimal such as 0.92');
+
+const schema = z.object({
+  NODE_ENV: z.enum(['development', 'test', 'production']).default('development'),
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('0.0.0.0'),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL (leave it unset for the embedded database)')
+    .optional(),
+  DATABASE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).optional(),
+  DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
+  DATA_DIR: z.string().default('./data'),
+  PUBLIC_BASE_URL: url.optional(),
+  MARKETPLACE_IN_URL: url.optional(),
+  MARKETPLACE_URL: url.optional(),
+  MARKETPLACE_USER_ID: z.string().optional(),
+  MARKETPLACE_PRIVATE_KEY: z.string().optional(),
+  MARKETPLACE_CALLBACK_TOKEN: z.string().optional(),
+  OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  EMERGENCY_PHONE: z.string().default('+94 11 234 5678'),
+  FX_USD_EUR: decimalRate.default('0.92'),
+  FX_USD_LKR: decimalRate.default('300'),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
+  RESPONSE_VALIDATION: z.enum(['enforce', 'log']).optional(),
+  IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(0).max(60000).default(5000),
+});
+
+export interface Config {
+  nodeEnv: 'development' | 'test' | 'production';
+  port: number;
+  host: string;
+  databaseUrl?: string;
+  databaseSchema?: string;
+  databasePoolMax: number;
+  dataDir: string;
+  publicBaseUrl: string;
+  marketplace: {
+    inUrl: string;
+    url?: string;
+    userId?: string;
+    privateKey?: string;
+    callbackToken?: string;
+  };
+  operatorToken?: string;
+  emergencyPhone: string;
+  /** USD → currency, as decimal strings (money is never a float). */
+  fxFromUsd: Record<'USD' | 'EUR' | 'LKR', string>;
+  logLevel: string;
+  /** enforce: a response that breaks its contract becomes a 500 (dev, test); log: it is logged and sent. */
+  responseValidation: 'enforce' | 'log';
+  /** How long a request waits for an in-flight request with the same Idempotency-Key. */
+  idempotencyWaitMs: number;
+  /** Body size limit of every surface. */
+  maxBodyBytes: number;
+}
+
+export class ConfigError extends Error {}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // An empty variable means unset (CI and shells often export VAR= to clear one).
+  const present = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const e = parsed.data;
+  const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, '');
+  return Object.freeze({
+    nodeEnv: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    databaseUrl: e.DATABASE_URL,
+    databaseSchema: e.DATABASE_SCHEMA,
+    databasePoolMax: e.DATABASE_POOL_MAX,
+    dataDir: e.DATA_DIR.startsWith('memory://') ? e.DATA_DIR : path.resolve(e.DATA_DIR),
+    publicBaseUrl,
+    marketplace: Object.freeze({
+      inUrl: (e.MARKETPLACE_IN_URL ?? `${publicBaseUrl}/marketplace`).replace(/\/$/, ''),
+      url: e.MARKETPLACE_URL?.replace(/\/$/, ''),
+      userId: e.MARKETPLACE_USER_ID,
+      privateKey: e.MARKETPLACE_PRIVATE_KEY,
+      callbackToken: e.MARKETPLACE_CALLBACK_TOKEN,
+    }),
+    operatorToken: e.OPERATOR_TOKEN,
+    emergencyPhone: e.EMERGENCY_PHONE,
+    fxFromUsd: Object.freeze({ USD: '1', EUR: e.FX_USD_EUR, LKR: e.FX_USD_LKR }),
+    logLevel: e.LOG_LEVEL ?? (e.NODE_ENV === 'test' ? 'silent' : 'info'),
+    responseValidation: e.RESPONSE_VALIDATION ?? (e.NODE_ENV === 'production' ? 'log' : 'enforce'),
+    idempotencyWaitMs: e.IDEMPOTENCY_WAIT_MS,
+    maxBodyBytes: 64 * 1024,
+  });
+}

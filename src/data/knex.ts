@@ -1,0 +1,56 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { knex, Knex } from 'knex';
+import { knexSnakeCaseMappers } from 'objection';
+import type { Config } from '../config/env';
+
+const MIGRATIONS_DIR = path.join(__dirname, '../../migrations');
+
+export type Db = Knex;
+
+/**
+ * A real PostgreSQL server when DATABASE_URL is set; otherwise an embedded PGlite stored under DATA_DIR/pglite
+ * (or in memory when DATA_DIR is "memory://"). PGlite has one connection: every query made while a transaction is
+ * open must use that transaction, or it waits for the connection forever.
+ */
+export function makeKnex(config: Pick<Config, 'databaseUrl' | 'databaseSchema' | 'databasePoolMax' | 'dataDir'>): Knex {
+  const common: Partial<Knex.Config> = {
+    ...knexSnakeCaseMappers(),
+    migrations: {
+      directory: MIGRATIONS_DIR,
+      loadExtensions: ['.js', '.ts'],
+      ...(config.databaseSchema ? { schemaName: config.databaseSchema } : {}),
+    },
+    acquireConnectionTimeout: 30_000,
+  };
+  if (config.databaseUrl) {
+    return knex({
+      ...common,
+      client: 'pg',
+      connection: config.databaseUrl,
+      searchPath: config.databaseSchema ? [config.databaseSchema] : undefined,
+      pool: { min: 0, max: config.databasePoolMax },
+    });
+  }
+  // Loaded lazily: the pg path must not pay for the WASM build.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { PGlite, types } = require('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const ClientPgLite = require('knex-pglite').default ?? require('knex-pglite');
+  const inMemory = config.dataDir.startsWith('memory://');
+  const dir = inMemory ? undefined : path.join(config.dataDir, 'pglite');
+  if (dir) fs.mkdirSync(dir, { recursive: true });
+  // int8 as string, like pg, so both backends return the same types.
+  const pglite = new PGlite(dir, { parsers: { [types.INT8]: (v: string) => v } });
+  return knex({
+    ...common,
+    client: ClientPgLite,
+    dialect: 'postgres',
+    connection: () => ({ pglite }),
+  } as Knex.Config);
+}
+
+export async function migrateLatest(db: Knex, schema?: string): Promise<void> {
+  if (schema) await db.raw('create schema if not exists ??', [schema]);
+  await db.migrate.latest();
+}

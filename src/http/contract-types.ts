@@ -1,0 +1,22 @@
+/**
+ * Handler types derived from the generated contract types (src/generated, made by `npm run generate` from
+ * contracts/*.yaml): request bodies, parameters and the union of documented responses of each operation.
+ */
+type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+
+export type BodyOf<Ops, O extends keyof Ops> = Ops[O] extends { requestBody: infer R } ? JsonOf<NonNullable<R>> : never;
+
+export type PathParamsOf<Ops, O extends keyof Ops> = Ops[O] extends { parameters: { path: infer P } } ? P : never;
+export type QueryOf<Ops, O extends keyof Ops> = Ops[O] extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
+
+/** `{ status, body }` for each documented status; `omit` drops surface-wide fields the pipeline adds (e.g. env). */
+export type ReplyOf<Ops, O extends keyof Ops, Omitted extends string = never> = Ops[O] extends { responses: infer R }
+  ? {
+      [S in keyof R]: {
+        status: S;
+        body: JsonOf<R[S]> extends infer B ? (B extends object ? Omit<B, Omitted> : B) : never;
+        headers?: Record<string, string>;
+        rawBody?: string;
+      };
+    }[keyof R]
+  : never;

@@ -1,0 +1,33 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { AppError } from '../../shared/errors';
+import { openApiSurface, type Operation } from '../openapi-surface';
+import type { Deps } from '../../deps';
+import type { HandlerResult, RequestContext } from '../types';
+import { operations } from './operations';
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+export function opsError(_ctx: RequestContext | undefined, err: AppError): HandlerResult {
+  return { status: err.status, body: { error: { code: err.code, message: err.message, details: err.details } }, headers: err.headers };
+}
+
+export function createOpsSurface(deps: Deps, operatorToken: string) {
+  const expected = digest(operatorToken);
+  return openApiSurface(
+    {
+      name: 'ops',
+      contract: 'ops-v1.yaml',
+      apiRoot: '/ops/v1',
+      operations: operations as Record<string, Operation>,
+      async authenticate(ctx) {
+        const m = /^Bearer\s+(\S+)\s*$/i.exec(String(ctx.headers['authorization'] ?? ''));
+        const ok = !!m && timingSafeEqual(digest(m[1]), expected);
+        ctx.operator = ok;
+        return ok;
+      },
+      unauthorized: () => new AppError('unauthorized', 401, 'Send Authorization: Bearer <OPERATOR_TOKEN>.'),
+      errorResult: opsError,
+    },
+    deps,
+  );
+}

@@ -1,0 +1,20 @@
+import { createPartner, getPartner, listPartners, pausePartner, resumePartner } from './partners';
+import { createKey, listKeys, revokeKey } from './keys';
+import { deleteVehicleCode, listVehicleCodes, putVehicleCode } from './vehicle-codes';
+import { listAudit } from './audit';
+
+/** operationId → handler. A test checks these keys equal the contract's operations. */
+export const operations = {
+  createPartner,
+  listPartners,
+  getPartner,
+  pausePartner,
+  resumePartner,
+  createKey,
+  listKeys,
+  revokeKey,
+  listVehicleCodes,
+  putVehicleCode,
+  deleteVehicleCode,
+  listAudit,
+};

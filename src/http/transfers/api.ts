@@ -1,0 +1,42 @@
+import { AppError } from '../../shared/errors';
+import { authenticateKey, presentedKey } from '../../domain/partners/api-keys';
+import { openApiSurface, type Operation } from '../openapi-surface';
+import type { Deps } from '../../deps';
+import type { HandlerResult, RequestContext } from '../types';
+import { operations } from './operations';
+
+const UNAUTHORIZED_MESSAGE = 'A valid API key is required: send Authorization: Bearer <key> or X-Api-Key: <key>.';
+
+/** The envelope of every Transfers API error. `env` is null when no valid key chose an environment. */
+export function transfersError(ctx: RequestContext | undefined, err: AppError): HandlerResult {
+  return {
+    status: err.status,
+    body: { env: ctx?.env ?? null, error: { code: err.code, message: err.message, details: err.details } },
+    headers: err.headers,
+  };
+}
+
+export function createTransfersSurface(deps: Deps) {
+  return openApiSurface(
+    {
+      name: 'transfers',
+      contract: 'transfers-v1.yaml',
+      apiRoot: '/transfers/v1',
+      operations: operations as Record<string, Operation>,
+      async authenticate(ctx) {
+        const who = await authenticateKey(ctx.trx, presentedKey(ctx.headers), deps.clock.now());
+        if (!who) return false;
+        ctx.partner = { partnerId: who.partnerId, name: who.name, currency: who.currency, paused: who.paused, keyId: who.keyId };
+        ctx.env = who.env;
+        return true;
+      },
+      // The same bytes for every cause: no env, no request id, no hint of which check failed.
+      unauthorized: () => new AppError('unauthorized', 401, UNAUTHORIZED_MESSAGE),
+      errorResult: transfersError,
+      commonHeaders: (ctx) => ({ 'X-Service-Env': ctx?.env ?? 'none' }),
+      decorate: (ctx, body) =>
+        body && typeof body === 'object' && !Array.isArray(body) && !('error' in body) ? { env: ctx.env ?? null, ...body } : body,
+    },
+    deps,
+  );
+}

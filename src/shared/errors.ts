@@ -1,0 +1,58 @@
+/**
+ * One error base for everything a client can cause. Each error carries a stable snake_case `code`
+ * (clients branch on it), the HTTP status it maps to, and `details` safe to show the caller.
+ * Anything that is not an AppError is a bug and is answered 500 `internal_error` without detail.
+ */
+export type ErrorCode =
+  | 'invalid_request'
+  | 'unauthorized'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'idempotency_conflict'
+  | 'booking_conflict'
+  | 'offer_expired'
+  | 'payload_too_large'
+  | 'rate_limited'
+  | 'service_unavailable'
+  | 'internal_error';
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly status: number,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+export const invalidRequest = (message: string, fields: Array<{ field: string; message: string }> = []) =>
+  new AppError('invalid_request', 400, message, fields.length ? { fields } : {});
+
+export const notFound = (message: string, details: Record<string, unknown> = {}) =>
+  new AppError('not_found', 404, message, details);
+
+export const serviceUnavailable = (retryAfterSeconds = 2) =>
+  new AppError(
+    'service_unavailable',
+    503,
+    'The service is temporarily unavailable; retry with backoff.',
+    {},
+    { 'Retry-After': String(retryAfterSeconds) },
+  );
+
+/** True for errors that mean "the database is unreachable or restarting", as opposed to a bad query. */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  const e = err as { code?: string; name?: string; message?: string } | undefined;
+  if (!e) return false;
+  if (e.name === 'KnexTimeoutError') return true;
+  const code = e.code ?? '';
+  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
+  if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return true;
+  return /Connection terminated|connection is closed|Client has encountered a connection error|not queryable/i.test(
+    e.message ?? '',
+  );
+}

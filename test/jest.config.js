@@ -1,0 +1,24 @@
+/** @type {import('jest').Config} */
+const path = require('node:path');
+const root = path.resolve(__dirname, '..');
+// ESM-only transitive deps (msw 2.15: rettime, until-async, @open-draft; pact 16.5: https-proxy-agent,
+// agent-base, proxy-agent-negotiate) are transpiled, since jest runs CommonJS here.
+const esmOnly = ['rettime', 'until-async', '@open-draft', 'https-proxy-agent', 'agent-base', 'proxy-agent-negotiate'];
+const base = {
+  rootDir: root,
+  testEnvironment: 'node',
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { tsconfig: path.join(root, 'tsconfig.json') }],
+    '^.+\\.m?js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022', isolatedModules: true } }],
+  },
+  transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
+};
+module.exports = {
+  rootDir: root,
+  testTimeout: 60000,
+  globalSetup: '<rootDir>/test/global-setup.js',
+  projects: [
+    { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.unit.test.ts'] },
+    { ...base, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.int.test.ts'] },
+  ],
+};

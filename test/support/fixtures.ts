@@ -1,0 +1,34 @@
+import { client, type Call } from './http';
+import { OPERATOR_TOKEN } from './test-app';
+
+/** Drives the operator API the way an operator would. */
+export function operator(baseUrl: string) {
+  const call = client(baseUrl);
+  const op: Call = (method, path, opts = {}) =>
+    call(method, `/ops/v1${path}`, { ...opts, headers: { Authorization: `Bearer ${OPERATOR_TOKEN}`, ...(opts.headers ?? {}) } });
+  return {
+    call: op,
+    async partner(name = 'Test Partner', currency?: 'USD' | 'EUR' | 'LKR') {
+      const r = await op('POST', '/partners', { body: currency ? { name, currency } : { name } });
+      if (r.status !== 201) throw new Error(`createPartner ${r.status} ${r.text}`);
+      return r.body as { partner_id: string; name: string; currency: string; paused: boolean };
+    },
+    async key(partnerId: string, env: 'sandbox' | 'production' = 'sandbox') {
+      const r = await op('POST', `/partners/${partnerId}/keys`, { body: { env } });
+      if (r.status !== 201) throw new Error(`createKey ${r.status} ${r.text}`);
+      return r.body as { key: string; key_id: string; env: string };
+    },
+    /** A partner with a sandbox and a production key. */
+    async partnerWithKeys(name = 'Test Partner', currency?: 'USD' | 'EUR' | 'LKR') {
+      const p = await this.partner(name, currency);
+      const test = await this.key(p.partner_id, 'sandbox');
+      const live = await this.key(p.partner_id, 'production');
+      return { ...p, testKey: test.key, testKeyId: test.key_id, liveKey: live.key, liveKeyId: live.key_id };
+    },
+    async audit(query: Record<string, string>) {
+      const r = await op('GET', `/audit?${new URLSearchParams(query)}`);
+      if (r.status !== 200) throw new Error(`audit ${r.status} ${r.text}`);
+      return r.body.data as Array<Record<string, any>>;
+    },
+  };
+}
