@@ -10,6 +10,7 @@ import { makeLogger, type Logger } from './shared/logger';
 import { systemClock, type Clock } from './shared/clock';
 import { keySecret } from './shared/ids';
 import type { Deps } from './deps';
+import { scheduleRetention } from './retention';
 
 export interface StartOptions {
   config?: Config;
@@ -59,6 +60,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     server.listen(config.port, config.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
+  const stopRetention = scheduleRetention(deps);
   let stopping: Promise<void> | undefined;
   return {
     port,
@@ -69,6 +71,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     server,
     stop: () =>
       (stopping ??= (async () => {
+        stopRetention();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();

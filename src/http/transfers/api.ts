@@ -2,19 +2,12 @@ import { AppError } from '../../shared/errors';
 import { authenticateKey, presentedKey } from '../../domain/partners/api-keys';
 import { openApiSurface, type Operation } from '../openapi-surface';
 import type { Deps } from '../../deps';
-import type { HandlerResult, RequestContext } from '../types';
+import { transfersError } from './envelope';
 import { operations } from './operations';
 
-const UNAUTHORIZED_MESSAGE = 'A valid API key is required: send Authorization: Bearer <key> or X-Api-Key: <key>.';
+export { transfersError };
 
-/** The envelope of every Transfers API error. `env` is null when no valid key chose an environment. */
-export function transfersError(ctx: RequestContext | undefined, err: AppError): HandlerResult {
-  return {
-    status: err.status,
-    body: { env: ctx?.env ?? null, error: { code: err.code, message: err.message, details: err.details } },
-    headers: err.headers,
-  };
-}
+const UNAUTHORIZED_MESSAGE = 'A valid API key is required: send Authorization: Bearer <key> or X-Api-Key: <key>.';
 
 export function createTransfersSurface(deps: Deps) {
   return openApiSurface(

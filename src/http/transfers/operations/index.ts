@@ -1,6 +1,16 @@
 import { getPing } from './get-ping';
+import { createQuote } from './create-quote';
+import { createBooking } from './create-booking';
+import { getBooking } from './get-booking';
+import { cancelBooking } from './cancel-booking';
+import { expireOffer } from './expire-offer';
 
 /** operationId → handler. A test checks these keys equal the contract's operations. */
 export const operations = {
   getPing,
+  createQuote,
+  createBooking,
+  getBooking,
+  cancelBooking,
+  expireOffer,
 };

@@ -1,0 +1,58 @@
+import { toDecimal, type Currency } from '../pricing/money';
+
+export interface BookingRow {
+  bookingRef: string;
+  partnerId: string;
+  env: 'sandbox' | 'production';
+  partnerReference: string;
+  quoteId: string;
+  offerId: string;
+  status: 'confirmed' | 'cancelled';
+  vehicle: string;
+  vehicleCode: string;
+  vehicleName: string;
+  amountMinor: string | number;
+  currency: Currency;
+  pickup: { name: string; iata?: string; lat: number; lon: number };
+  dropoff: { name: string; iata?: string; lat: number; lon: number };
+  pickupDatetime: string;
+  pickupAt: Date;
+  journeyType: 'arrival' | 'departure' | 'point_to_point';
+  adults: number;
+  luggage: number;
+  passenger: { first_name: string; last_name: string; email?: string; phone?: string };
+  flightNumber: string | null;
+  meetingInstructions: string;
+  emergencyPhone: string;
+  createdAt: Date;
+  cancelledAt: Date | null;
+}
+
+/** The booking record as partners see it, `env` included (idempotent replays store these exact bytes). */
+export function bookingView(b: BookingRow) {
+  return {
+    env: b.env,
+    booking_ref: b.bookingRef,
+    partner_reference: b.partnerReference,
+    status: b.status,
+    price: toDecimal(Number(b.amountMinor), b.currency),
+    currency: b.currency,
+    meeting_instructions: b.meetingInstructions,
+    emergency_phone: b.emergencyPhone,
+    quote_id: b.quoteId,
+    offer_id: b.offerId,
+    pickup: b.pickup,
+    dropoff: b.dropoff,
+    pickup_datetime: b.pickupDatetime,
+    journey_type: b.journeyType,
+    vehicle_code: b.vehicleCode,
+    vehicle: b.vehicleName,
+    passengers: { adults: b.adults, luggage: b.luggage },
+    passenger: b.passenger,
+    flight_number: b.flightNumber,
+    created_at: b.createdAt.toISOString(),
+    cancelled_at: b.cancelledAt ? b.cancelledAt.toISOString() : null,
+  };
+}
+
+export type BookingView = ReturnType<typeof bookingView>;

@@ -1,0 +1,186 @@
+import type { Knex } from 'knex';
+import { FLEET } from '../fleet/fleet';
+import { quoteJourney, type FxRates } from '../pricing/price-journey';
+import { toDecimal, type Currency } from '../pricing/money';
+import type { PlaceInput, ResolvedPlace } from '../geo/types';
+import { vehicleVocabulary } from '../partners/partners';
+import { hex32 } from '../../shared/ids';
+import { invalidRequest } from '../../shared/errors';
+
+export const OFFER_TTL_MS = 30 * 60 * 1000;
+export const MIN_LEAD_TIME_MS = 24 * 60 * 60 * 1000;
+const MAX_ADVANCE_MS = 366 * 24 * 60 * 60 * 1000;
+
+export type DeclineReason = 'partner_paused' | 'short_notice' | 'route_unknown' | 'no_vehicle' | 'below_min_rate';
+
+export interface QuoteInput {
+  pickup: PlaceInput;
+  dropoff: PlaceInput;
+  pickup_datetime: string;
+  passengers: { adults: number; luggage?: number };
+  vehicle_codes?: string[];
+}
+
+export interface QuotingPartner {
+  partnerId: string;
+  currency: Currency;
+  paused: boolean;
+}
+
+const wirePlace = (p: ResolvedPlace) => ({ name: p.name, ...(p.iata ? { iata: p.iata } : {}), lat: p.lat, lon: p.lon });
+
+/** lat and lon travel together; the contract cannot say so in OpenAPI 3.0, so it is checked here. */
+function assertPlaces(input: QuoteInput): void {
+  const fields = (['pickup', 'dropoff'] as const).flatMap((end) => {
+    const p = input[end];
+    if ((p.lat === undefined) === (p.lon === undefined)) {
+      if (p.name !== undefined || p.iata !== undefined || p.lat !== undefined) return [];
+      return [{ field: end, message: 'must have name, iata, or lat and lon' }];
+    }
+    return [{ field: `${end}.${p.lat === undefined ? 'lat' : 'lon'}`, message: 'is required when lat or lon is given' }];
+  });
+  if (fields.length) throw invalidRequest(`The request is invalid: ${fields[0].field} ${fields[0].message}.`, fields);
+}
+
+/**
+ * Quotes a journey for a partner and stores the quote and its offers (the prices billed if booked). Declines
+ * are ordinary outcomes, checked in order: partner_paused, short_notice, route_unknown, no_vehicle,
+ * below_min_rate.
+ */
+export async function createQuote(
+  trx: Knex.Transaction,
+  partner: QuotingPartner,
+  env: 'sandbox' | 'production',
+  input: QuoteInput,
+  deps: { now: Date; fx: FxRates },
+) {
+  assertPlaces(input);
+  const pickupAt = new Date(input.pickup_datetime);
+  if (pickupAt.getTime() - deps.now.getTime() > MAX_ADVANCE_MS) {
+    throw invalidRequest('The request is invalid: pickup_datetime must be within 366 days.', [
+      { field: 'pickup_datetime', message: 'must be within 366 days' },
+    ]);
+  }
+  const luggage = input.passengers.luggage ?? 0;
+  const quoteId = hex32();
+  const createdAt = deps.now;
+  const expiresAt = new Date(createdAt.getTime() + OFFER_TTL_MS);
+  const currency = partner.currency;
+
+  const { filter, codeFor } = await partnerVocabulary(trx, partner.partnerId, input.vehicle_codes);
+  const outcome = decide();
+
+  await trx('quotes').insert({
+    quoteId,
+    partnerId: partner.partnerId,
+    env,
+    request: JSON.stringify(input),
+    currency,
+    journeyType: outcome.ok ? outcome.journey_type : null,
+    pickup: outcome.ok ? JSON.stringify(wirePlace(outcome.pickup)) : null,
+    dropoff: outcome.ok ? JSON.stringify(wirePlace(outcome.dropoff)) : null,
+    distanceKm: outcome.ok ? outcome.distance_km : null,
+    durationMin: outcome.ok ? outcome.duration_min : null,
+    pickupAt,
+    declinedReason: outcome.ok ? null : outcome.reason,
+    declined: outcome.ok ? null : JSON.stringify(outcome),
+    createdAt,
+    expiresAt,
+  });
+
+  const offers = outcome.ok
+    ? outcome.offers.map((o, position) => ({
+        offerId: hex32(),
+        quoteId,
+        partnerId: partner.partnerId,
+        env,
+        position,
+        vehicle: o.vehicle.code,
+        vehicleCode: codeFor(o.vehicle.code),
+        vehicleName: `${o.vehicle.name} or similar`,
+        vehicleClass: o.vehicle.class,
+        maxPassengers: o.vehicle.max_passengers,
+        maxLuggage: o.vehicle.max_luggage,
+        amountMinor: o.amount_minor,
+        currency: o.currency,
+        expiresAt,
+      }))
+    : [];
+  if (offers.length) await trx('offers').insert(offers);
+
+  return {
+    quote_id: quoteId,
+    created_at: createdAt.toISOString(),
+    expires_at: expiresAt.toISOString(),
+    currency,
+    journey_type: outcome.ok ? outcome.journey_type : null,
+    pickup: outcome.ok ? wirePlace(outcome.pickup) : null,
+    dropoff: outcome.ok ? wirePlace(outcome.dropoff) : null,
+    route: outcome.ok ? { distance_km: outcome.distance_km, duration_min: outcome.duration_min } : null,
+    offers: offers.map((o) => ({
+      offer_id: o.offerId,
+      vehicle_code: o.vehicleCode,
+      vehicle: o.vehicleName,
+      vehicle_class: o.vehicleClass,
+      price: toDecimal(o.amountMinor, o.currency),
+      currency: o.currency,
+      max_passengers: o.maxPassengers,
+      max_luggage: o.maxLuggage,
+      expires_at: expiresAt.toISOString(),
+    })),
+    declined: outcome.ok ? null : { reason: outcome.reason, message: outcome.message, ...(outcome.hint ? { hint: outcome.hint } : {}) },
+  };
+
+  function decide() {
+    if (partner.paused) {
+      return decline('partner_paused', 'Quoting is paused on this account; contact the service operator.');
+    }
+    const earliest = new Date(Math.ceil((deps.now.getTime() + MIN_LEAD_TIME_MS) / 60_000) * 60_000);
+    if (pickupAt.getTime() < deps.now.getTime() + MIN_LEAD_TIME_MS) {
+      return decline(
+        'short_notice',
+        `Pickups must be booked at least 24 hours ahead; the earliest pickup we can accept now is ${earliest.toISOString()}.`,
+        { earliest_pickup_datetime: earliest.toISOString() },
+      );
+    }
+    return quoteJourney({ pickup: input.pickup, dropoff: input.dropoff, adults: input.passengers.adults, luggage, vehicleFilter: filter, currency, fx: deps.fx });
+  }
+}
+
+function decline(reason: DeclineReason, message: string, hint?: Record<string, unknown>) {
+  return { ok: false as const, reason, message, ...(hint ? { hint } : {}) };
+}
+
+/**
+ * The partner's codes → our fleet codes. A requested code is recognised if the partner mapped it, or if it is
+ * one of our own fleet codes; unrecognised codes are ignored, and if none is recognised the quote is unfiltered.
+ * Offers carry the partner's code where a mapping exists (the requested one first), else our fleet code.
+ */
+async function partnerVocabulary(trx: Knex.Transaction, partnerId: string, requested: string[] | undefined) {
+  const vocabulary = await vehicleVocabulary(trx, partnerId);
+  const fleetCodes = new Set<string>(FLEET.map((v) => v.code));
+  const recognised = (requested ?? []).flatMap((code) => {
+    const mapped = vocabulary.get(code) ?? (fleetCodes.has(code) ? code : undefined);
+    return mapped ? [{ code, vehicle: mapped }] : [];
+  });
+  const preferred = new Map<string, string>();
+  for (const r of recognised) if (vocabulary.has(r.code) && !preferred.has(r.vehicle)) preferred.set(r.vehicle, r.code);
+  for (const [code, vehicle] of [...vocabulary.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    if (!preferred.has(vehicle)) preferred.set(vehicle, code);
+  }
+  return {
+    filter: recognised.length ? [...new Set(recognised.map((r) => r.vehicle))] : undefined,
+    codeFor: (fleetCode: string) => preferred.get(fleetCode) ?? fleetCode,
+  };
+}
+
+/** Deletes quotes (and their offers) whose offers expired more than `retentionMs` ago and were never booked. */
+export async function purgeExpiredQuotes(db: Knex, now: Date, retentionMs: number): Promise<number> {
+  const cutoff = new Date(now.getTime() - retentionMs);
+  const deleted = await db('quotes')
+    .where('expiresAt', '<', cutoff)
+    .whereNotExists(db('bookings').select(db.raw('1')).whereRaw('bookings.quote_id = quotes.quote_id'))
+    .delete()
+    .returning('quote_id');
+  return deleted.length;
+}

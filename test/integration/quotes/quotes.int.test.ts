@@ -1,0 +1,195 @@
+import { startTestApp, type TestApp } from '../../support/test-app';
+import { client, type Call } from '../../support/http';
+import { operator } from '../../support/fixtures';
+import { ManualClock } from '../../../src/shared/clock';
+import { purgeExpiredQuotes } from '../../../src/domain/quotes/create-quote';
+
+const NOW = '2026-11-21T08:00:00Z';
+const PICKUP = '2026-12-01T09:30:00+05:30';
+const journey = (over: Record<string, unknown> = {}) => ({
+  pickup: { iata: 'CMB' },
+  dropoff: { name: 'Kandy' },
+  pickup_datetime: PICKUP,
+  passengers: { adults: 2, luggage: 2 },
+  ...over,
+});
+
+describe('Quoting over the API', () => {
+  let app: TestApp;
+  let call: Call;
+  let ops: ReturnType<typeof operator>;
+  let partner: Awaited<ReturnType<ReturnType<typeof operator>['partnerWithKeys']>>;
+  const clock = new ManualClock(NOW);
+
+  beforeAll(async () => {
+    app = await startTestApp({ clock });
+    call = client(app.url);
+    ops = operator(app.url);
+    partner = await ops.partnerWithKeys('Quote Partner');
+  });
+  afterAll(() => app.close());
+  afterEach(() => clock.set(NOW));
+
+  const quote = (body: unknown, key = partner.testKey) => call('POST', '/transfers/v1/quotes', { key, body });
+
+  it('when an airport journey fits, then offers come cheapest first, locked 30 minutes, stored exactly as returned', async () => {
+    const r = await quote(journey());
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({
+      env: 'sandbox',
+      quote_id: expect.stringMatching(/^[0-9a-f]{32}$/),
+      created_at: '2026-11-21T08:00:00.000Z',
+      expires_at: '2026-11-21T08:30:00.000Z',
+      currency: 'USD',
+      journey_type: 'arrival',
+      pickup: { iata: 'CMB' },
+      declined: null,
+    });
+    const offers = r.body.offers as Array<Record<string, any>>;
+    expect(offers.map((o) => o.vehicle_code).sort()).toEqual(['large_van', 'premium_car', 'premium_van', 'small_car', 'standard_bus', 'standard_car', 'standard_van', 'suv']);
+    expect(offers[0].vehicle_code).toBe('small_car');
+    const prices = offers.map((o) => o.price);
+    expect([...prices].sort((a, b) => a - b)).toEqual(prices);
+    for (const o of offers) {
+      expect(o.vehicle).toMatch(/ or similar$/);
+      expect(o.expires_at).toBe('2026-11-21T08:30:00.000Z');
+      expect(o.offer_id).toMatch(/^[0-9a-f]{32}$/);
+    }
+    const standard = offers.find((o) => o.vehicle_code === 'standard_car')!;
+    expect(standard.price).toBeGreaterThanOrEqual(55);
+    expect(standard.price).toBeLessThanOrEqual(70);
+    const stored = await app.db('offers').where({ quoteId: r.body.quote_id }).orderBy('position');
+    expect(stored.map((o: any) => Number(o.amountMinor) / 100)).toEqual(prices);
+    expect(stored.every((o: any) => o.partnerId === partner.partner_id && o.env === 'sandbox')).toBe(true);
+  });
+
+  it('when the party is large, then only vehicles that carry it are offered; too large declines no_vehicle', async () => {
+    const five = await quote(journey({ passengers: { adults: 5, luggage: 5 } }));
+    expect(five.body.offers.map((o: any) => o.vehicle_code).sort()).toEqual(['large_van', 'premium_van', 'standard_bus', 'standard_van']);
+    for (const o of five.body.offers) expect(o.max_passengers).toBeGreaterThanOrEqual(5);
+    const bags = await quote(journey({ passengers: { adults: 1, luggage: 3 } }));
+    expect(bags.body.offers.map((o: any) => o.vehicle_code)).not.toContain('small_car');
+    const crowd = await quote(journey({ passengers: { adults: 21, luggage: 0 } }));
+    expect(crowd.body).toMatchObject({ offers: [], declined: { reason: 'no_vehicle' } });
+  });
+
+  it('when a journey is longer, then every vehicle costs more', async () => {
+    const shortTrip = await quote(journey({ dropoff: { name: 'Negombo' } }));
+    const longTrip = await quote(journey({ dropoff: { name: 'Ella' } }));
+    const price = (r: typeof shortTrip, code: string) => r.body.offers.find((o: any) => o.vehicle_code === code).price;
+    for (const o of shortTrip.body.offers) expect(price(longTrip, o.vehicle_code)).toBeGreaterThan(o.price);
+  });
+
+  it('when places are given by airport name, hotel address or lat/lon, then they resolve', async () => {
+    const byName = await quote(journey({ pickup: { name: 'Bandaranaike International Airport' }, dropoff: { name: 'Cinnamon Grand, 77 Galle Road, Colombo 03' } }));
+    expect(byName.body.journey_type).toBe('arrival');
+    expect(byName.body.pickup.iata).toBe('CMB');
+    expect(byName.body.dropoff.name).toBe('Colombo');
+    const departure = await quote(journey({ pickup: { name: 'Jetwing Lighthouse, Galle' }, dropoff: { iata: 'cmb' } }));
+    expect(departure.body).toMatchObject({ journey_type: 'departure', pickup: { name: 'Galle' } });
+    const p2p = await quote(journey({ pickup: { name: 'Kandy' }, dropoff: { name: 'Nuwara Eliya' } }));
+    expect(p2p.body.journey_type).toBe('point_to_point');
+    expect(p2p.body.route.distance_km).toBeGreaterThan(68);
+    expect(p2p.body.route.distance_km).toBeLessThan(84);
+  });
+
+  it('when a place is unknown, then route_unknown names it, and sending lat/lon fixes it', async () => {
+    const unknown = await quote(journey({ dropoff: { name: 'Villa Serendipity Hideaway' } }));
+    expect(unknown.status).toBe(200);
+    expect(unknown.body).toMatchObject({ offers: [], declined: { reason: 'route_unknown', hint: { dropoff: expect.any(Object) } }, journey_type: null });
+    expect(unknown.body.declined.message).toMatch(/lat\/lon/);
+    const fixed = await quote(journey({ dropoff: { name: 'Villa Serendipity Hideaway', lat: 6.0329, lon: 80.2168 } }));
+    expect(fixed.body.declined).toBeNull();
+    expect(fixed.body.offers.length).toBeGreaterThan(0);
+    const abroad = await quote(journey({ dropoff: { lat: 13.0827, lon: 80.2707 } }));
+    expect(abroad.body.declined.reason).toBe('route_unknown');
+  });
+
+  it('when pickup is under 24 hours ahead, then short_notice with the earliest acceptable pickup', async () => {
+    const r = await quote(journey({ pickup_datetime: '2026-11-22T07:59:00Z' }));
+    expect(r.body).toMatchObject({
+      offers: [],
+      declined: { reason: 'short_notice', hint: { earliest_pickup_datetime: '2026-11-22T08:00:00.000Z' } },
+    });
+    expect((await quote(journey({ pickup_datetime: '2026-11-22T08:00:00Z' }))).body.declined).toBeNull();
+    clock.advance(60 * 60 * 1000);
+    expect((await quote(journey({ pickup_datetime: '2026-11-22T08:00:00Z' }))).body.declined.reason).toBe('short_notice');
+  });
+
+  it('when the journey is a few hundred metres, then below_min_rate', async () => {
+    const r = await quote(journey({ pickup: { lat: 6.9271, lon: 79.8612 }, dropoff: { lat: 6.9301, lon: 79.8622 } }));
+    expect(r.body).toMatchObject({ offers: [], declined: { reason: 'below_min_rate' } });
+  });
+
+  it('when the partner is paused, then partner_paused comes first, even before short_notice', async () => {
+    await ops.call('POST', `/partners/${partner.partner_id}/pause`);
+    try {
+      const r = await quote(journey({ pickup_datetime: '2026-11-21T09:00:00Z' }));
+      expect(r.body).toMatchObject({ offers: [], declined: { reason: 'partner_paused' } });
+    } finally {
+      await ops.call('POST', `/partners/${partner.partner_id}/resume`);
+    }
+    expect((await quote(journey())).body.declined).toBeNull();
+  });
+
+  it('when vehicle codes are sent, then mapped codes filter and label offers, and unknown codes are ignored', async () => {
+    const p = await ops.partnerWithKeys('Vocab Travel');
+    await ops.call('PUT', `/partners/${p.partner_id}/vehicle-codes/SDN`, { body: { vehicle: 'standard_car' } });
+    await ops.call('PUT', `/partners/${p.partner_id}/vehicle-codes/MPV7`, { body: { vehicle: 'standard_van' } });
+    const filtered = await quote(journey({ vehicle_codes: ['SDN', 'MPV7', 'HOVERCRAFT'] }), p.testKey);
+    expect(filtered.body.offers.map((o: any) => o.vehicle_code)).toEqual(['SDN', 'MPV7']);
+    const unknownOnly = await quote(journey({ vehicle_codes: ['HOVERCRAFT'] }), p.testKey);
+    expect(unknownOnly.body.offers).toHaveLength(8);
+    const labels = unknownOnly.body.offers.map((o: any) => o.vehicle_code);
+    expect(labels).toContain('SDN');
+    expect(labels).toContain('MPV7');
+    expect(labels).toContain('small_car');
+    const ownCodes = await quote(journey({ vehicle_codes: ['suv'] }), p.testKey);
+    expect(ownCodes.body.offers.map((o: any) => o.vehicle_code)).toEqual(['suv']);
+  });
+
+  it('when the partner bills in EUR or LKR, then prices convert exactly, rounded once', async () => {
+    const usd = await quote(journey());
+    const eur = await ops.partner('Euro Partner', 'EUR');
+    const eurKey = (await ops.key(eur.partner_id)).key;
+    const inEur = await quote(journey(), eurKey);
+    expect(inEur.body.currency).toBe('EUR');
+    usd.body.offers.forEach((o: any, i: number) => {
+      const cents = Math.round(o.price * 100);
+      const expected = Math.floor((cents * 92 + 50) / 100); // USD→EUR 0.92, half-up, one rounding
+      expect(Math.round(inEur.body.offers[i].price * 100)).toBe(expected);
+      expect(inEur.body.offers[i].currency).toBe('EUR');
+    });
+  });
+
+  it('when bad input is sent, then 400 names the field and nothing is stored', async () => {
+    const before = Number((await app.db('quotes').count({ n: '*' }).first())!.n);
+    const cases: Array<[unknown, string]> = [
+      [{ ...journey(), pickup: undefined }, 'pickup'],
+      [journey({ passengers: { adults: 0 } }), 'passengers.adults'],
+      [journey({ passengers: { adults: -1 } }), 'passengers.adults'],
+      [journey({ passengers: { adults: 1, luggage: -1 } }), 'passengers.luggage'],
+      [journey({ pickup_datetime: '2026-12-01T09:30:00' }), 'pickup_datetime'],
+      [journey({ pickup: { lat: 91, lon: 80 } }), 'pickup.lat'],
+      [journey({ pickup: { lat: 7.1 } }), 'pickup.lon'],
+      [journey({ dropoff: {} }), 'dropoff'],
+      [journey({ pickup_datetime: '2028-12-01T09:30:00Z' }), 'pickup_datetime'],
+    ];
+    for (const [body, field] of cases) {
+      const r = await quote(body);
+      expect(r.status).toBe(400);
+      expect(r.body.error.code).toBe('invalid_request');
+      expect(r.body.error.details.fields.map((f: any) => f.field)).toContain(field);
+    }
+    expect(Number((await app.db('quotes').count({ n: '*' }).first())!.n)).toBe(before);
+  });
+
+  it('when quotes are long expired and unbooked, then the retention job purges them and their offers', async () => {
+    const r = await quote(journey());
+    const later = new Date(Date.parse(NOW) + 8 * 24 * 3600 * 1000);
+    const purged = await purgeExpiredQuotes(app.db, later, 7 * 24 * 3600 * 1000);
+    expect(purged).toBeGreaterThan(0);
+    expect(await app.db('quotes').where({ quoteId: r.body.quote_id })).toHaveLength(0);
+    expect(await app.db('offers').where({ quoteId: r.body.quote_id })).toHaveLength(0);
+  });
+});
