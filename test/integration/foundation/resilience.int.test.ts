@@ -1,0 +1,122 @@
+import net from 'node:net';
+import http from 'node:http';
+import { freshDatabase, startTestApp, testConfig, backend, type TestApp } from '../../support/test-app';
+import { client } from '../../support/http';
+import { operator } from '../../support/fixtures';
+import { makeKnex } from '../../../src/data/knex';
+import { startServer } from '../../../src/server';
+
+/** A TCP proxy in front of PostgreSQL that a test can cut and restore, as a network or database outage would. */
+function outageProxy(target: URL) {
+  const sockets = new Set<net.Socket>();
+  let server: net.Server | undefined;
+  let port = 0;
+  const open = () =>
+    new Promise<void>((resolve) => {
+      server = net.createServer((client) => {
+        const upstream = net.connect(Number(target.port || 5432), target.hostname);
+        for (const s of [client, upstream]) {
+          sockets.add(s);
+          s.on('error', () => undefined);
+          s.on('close', () => sockets.delete(s));
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      server.listen(port, '127.0.0.1', () => {
+        port = (server!.address() as net.AddressInfo).port;
+        resolve();
+      });
+    });
+  return {
+    open,
+    get port() {
+      return port;
+    },
+    cut: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server!.close(() => resolve());
+      }),
+  };
+}
+
+(backend === 'postgres' ? describe : describe.skip)('When the database goes away and comes back', () => {
+  it('then requests get 503 with Retry-After, and the service recovers by itself', async () => {
+    const fresh = await freshDatabase();
+    const target = new URL(process.env.DATABASE_URL!);
+    const proxy = outageProxy(target);
+    await proxy.open();
+    const viaProxy = new URL(process.env.DATABASE_URL!);
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(proxy.port);
+    const config = testConfig({ DATABASE_URL: viaProxy.toString(), DATABASE_SCHEMA: fresh.schema });
+    const db = makeKnex({ ...config });
+    (db.client.config as { acquireConnectionTimeout: number }).acquireConnectionTimeout = 1500;
+    const running = await startServer({ config, db });
+    try {
+      const ops = operator(running.url);
+      const p = await ops.partnerWithKeys('Outage Travel');
+      const call = client(running.url);
+      expect((await call('GET', '/transfers/v1/ping', { key: p.testKey })).status).toBe(200);
+
+      await proxy.cut();
+      const down = await call('GET', '/transfers/v1/ping', { key: p.testKey });
+      expect(down.status).toBe(503);
+      expect(down.headers.get('retry-after')).toBe('2');
+      expect(down.body).toEqual({ env: null, error: { code: 'service_unavailable', message: expect.any(String), details: {} } });
+      const createDuringOutage = await ops.call('POST', '/partners', { body: { name: 'During Outage' } });
+      expect(createDuringOutage.status).toBe(503);
+
+      await proxy.open();
+      let up = await call('GET', '/transfers/v1/ping', { key: p.testKey });
+      for (let i = 0; i < 20 && up.status !== 200; i += 1) {
+        await new Promise((r) => setTimeout(r, 250));
+        up = await call('GET', '/transfers/v1/ping', { key: p.testKey });
+      }
+      expect(up.status).toBe(200);
+      expect(await fresh.db('partners').where({ name: 'During Outage' })).toHaveLength(0);
+    } finally {
+      await running.stop();
+      await db.destroy();
+      await proxy.cut().catch(() => undefined);
+      await fresh.drop();
+    }
+  });
+});
+
+describe('Graceful shutdown', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp();
+  });
+  afterAll(async () => {
+    await app.close().catch(() => undefined);
+  });
+
+  it('when stop is called while a request is in flight, then that request completes before the server closes', async () => {
+    const p = await operator(app.url).partnerWithKeys('Drain Travel');
+    const body = JSON.stringify({ name: 'Slow Upload Partner' });
+    const reply = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = http.request(
+        `${app.url}/ops/v1/partners`,
+        { method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Authorization: 'Bearer op_test_operator_token_0123456789' } },
+        (res) => {
+          let text = '';
+          res.on('data', (c) => (text += c));
+          res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+        },
+      );
+      req.on('error', reject);
+      req.write(body.slice(0, 5));
+      setTimeout(() => req.end(body.slice(5)), 300);
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    const stopped = app.stop();
+    const r = await reply;
+    await stopped;
+    expect(r.status).toBe(201);
+    expect(JSON.parse(r.body).name).toBe('Slow Upload Partner');
+    expect(p.partner_id).toBeTruthy();
+    await expect(fetch(`${app.url}/transfers/v1/ping`)).rejects.toThrow();
+  });
+});

@@ -1,0 +1,37 @@
+import { ConfigError, loadConfig } from '../../../src/config/env';
+
+describe('Configuration is read once and fails fast', () => {
+  it('when nothing is set, then the documented defaults apply', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 3000,
+      databaseUrl: undefined,
+      publicBaseUrl: 'http://localhost:3000',
+      marketplace: { inUrl: 'http://localhost:3000/marketplace' },
+      fxFromUsd: { USD: '1', EUR: '0.92', LKR: '300' },
+      responseValidation: 'enforce',
+    });
+    expect(c.dataDir).toMatch(/\/data$/);
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+
+  it('when PORT and PUBLIC_BASE_URL are set, then MARKETPLACE_IN_URL follows them; production logs contract violations', () => {
+    const c = loadConfig({ PORT: '8080', PUBLIC_BASE_URL: 'https://api.example.lk/', NODE_ENV: 'production' });
+    expect(c.publicBaseUrl).toBe('https://api.example.lk');
+    expect(c.marketplace.inUrl).toBe('https://api.example.lk/marketplace');
+    expect(c.responseValidation).toBe('log');
+  });
+
+  it('when a value is invalid, then loading fails naming each variable', () => {
+    expect(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', FX_USD_EUR: '-1', OPERATOR_TOKEN: 'short' })).toThrow(ConfigError);
+    try {
+      loadConfig({ PORT: 'eighty', DATABASE_URL: 'mysql://x', FX_USD_EUR: '-1', OPERATOR_TOKEN: 'short' });
+    } catch (e) {
+      for (const name of ['PORT', 'DATABASE_URL', 'FX_USD_EUR', 'OPERATOR_TOKEN']) expect((e as Error).message).toContain(name);
+    }
+  });
+
+  it('when a variable is set but empty, then it counts as unset', () => {
+    expect(loadConfig({ DATABASE_URL: '', PORT: '' })).toMatchObject({ databaseUrl: undefined, port: 3000 });
+  });
+});

@@ -1,0 +1,21 @@
+import OpenAPIBackend from 'openapi-backend';
+import addFormats from 'ajv-formats';
+import { loadContract } from '../../../src/http/openapi-surface';
+import { operations as transfersOperations } from '../../../src/http/transfers/operations';
+import { operations as opsOperations } from '../../../src/http/ops/operations';
+
+describe('Every contract operation has exactly one handler', () => {
+  it.each([
+    ['transfers-v1.yaml', transfersOperations],
+    ['ops-v1.yaml', opsOperations],
+  ])('when %s is loaded, then its operationIds equal the registered handlers', async (file, handlers) => {
+    const api = new OpenAPIBackend({
+      definition: loadContract(file),
+      strict: true,
+      customizeAjv: (ajv) => (addFormats(ajv as never), ajv),
+    });
+    await api.init();
+    const ids = api.getOperations().map((o) => o.operationId).sort();
+    expect(Object.keys(handlers).sort()).toEqual(ids);
+  });
+});
