@@ -1,0 +1,179 @@
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { run } from '../../../src/cli/operator';
+import { startTestApp, OPERATOR_TOKEN, type TestApp } from '../../support/test-app';
+import { operator } from '../../support/fixtures';
+
+const KEY = /^svc_sk_test_[a-z0-9]{12}_[A-Za-z0-9]{40}$/;
+
+describe('Operator CLI', () => {
+  let app: TestApp;
+  let tmp: string;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'operator-cli-'));
+  });
+  afterAll(async () => {
+    fs.rmSync(tmp, { recursive: true, force: true });
+    await app.close();
+  });
+
+  /** Runs the CLI in-process against the test app, capturing its output. */
+  async function cli(args: string[], env: Record<string, string | undefined> = { OPERATOR_TOKEN }, baseUrl: string | null = app.url) {
+    let stdout = '';
+    let stderr = '';
+    const code = await run([...(baseUrl ? ['--base-url', baseUrl] : []), ...args], {
+      stdout: { write: (s: string) => (stdout += s) },
+      stderr: { write: (s: string) => (stderr += s) },
+      env,
+    });
+    return { code, stdout, stderr };
+  }
+
+  async function json(args: string[]) {
+    const r = await cli([...args, '--json']);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    return JSON.parse(r.stdout);
+  }
+
+  const ping = (key: string) => fetch(`${app.url}/transfers/v1/ping`, { headers: { Authorization: `Bearer ${key}` } });
+
+  it('when a partner is created, then it is listed, stored, and shown exactly as the API answers', async () => {
+    const created = await cli(['partner', 'create', 'Island Holidays', '--currency', 'EUR']);
+    expect(created.code).toBe(0);
+    const partnerId = /^partner_id:\s+(ptn_[a-z0-9]{16})$/m.exec(created.stdout)?.[1];
+    expect(partnerId).toBeDefined();
+    expect(created.stdout).toMatch(/^currency:\s+EUR$/m);
+
+    const list = await json(['partner', 'list']);
+    const expected = { name: 'Island Holidays', currency: 'EUR', paused: false };
+    expect(list.data).toContainEqual(expect.objectContaining({ partner_id: partnerId, ...expected }));
+    expect(await app.db('partners').where({ partner_id: partnerId })).toEqual([expect.objectContaining(expected)]);
+
+    const human = await cli(['partner', 'list']);
+    expect(human.stdout.split('\n')[0]).toMatch(/^partner_id\s+name\s+currency\s+paused\s+created_at$/);
+    expect(human.stdout).toContain('Island Holidays');
+
+    const viaApi = await operator(app.url).call('GET', `/partners/${partnerId}`);
+    expect(await json(['partner', 'show', partnerId!])).toEqual(viaApi.body);
+
+    expect((await json(['partner', 'pause', partnerId!])).paused).toBe(true);
+    expect((await json(['partner', 'resume', partnerId!])).paused).toBe(false);
+  });
+
+  it('when a key is issued, then it is printed once, works for ping, is listed, and stops working once revoked', async () => {
+    const { partner_id } = await json(['partner', 'create', 'Key Holder']);
+    const created = await cli(['key', 'create', partner_id, '--env', 'sandbox']);
+    expect(created.code).toBe(0);
+    expect(created.stdout).toMatch(/shown once/);
+    const key = /^\s*(svc_sk_\S+)$/m.exec(created.stdout)?.[1] ?? '';
+    expect(key).toMatch(KEY);
+    expect((await ping(key)).status).toBe(200);
+
+    const keyId = key.split('_')[3];
+    const keys = await json(['key', 'list', partner_id]);
+    expect(keys.data).toEqual([expect.objectContaining({ key_id: keyId, env: 'sandbox', revoked_at: null })]);
+    expect(JSON.stringify(keys)).not.toContain(key.split('_').pop());
+
+    const revoked = await json(['key', 'revoke', keyId]);
+    expect(revoked.revoked_at).toEqual(expect.any(String));
+    expect((await ping(key)).status).toBe(401);
+  });
+
+  it('when vehicle codes are set, then they are listed, and removed', async () => {
+    const { partner_id } = await json(['partner', 'create', 'Vocab Partner']);
+    expect((await cli(['vocab', 'set', partner_id, 'SEDAN', 'standard_car'])).code).toBe(0);
+    await json(['vocab', 'set', partner_id, 'MPV5', 'suv']);
+    expect(await json(['vocab', 'list', partner_id])).toEqual({
+      data: [
+        { partner_id, code: 'MPV5', vehicle: 'suv' },
+        { partner_id, code: 'SEDAN', vehicle: 'standard_car' },
+      ],
+    });
+    const removed = await cli(['vocab', 'remove', partner_id, 'MPV5']);
+    expect(removed).toMatchObject({ code: 0, stdout: `removed MPV5 → suv for ${partner_id}\n` });
+    expect((await json(['vocab', 'list', partner_id])).data.map((v: { code: string }) => v.code)).toEqual(['SEDAN']);
+
+    const bad = await cli(['vocab', 'set', partner_id, 'TUK', 'rickshaw']);
+    expect(bad).toMatchObject({ code: 1, stdout: '' });
+    expect(bad.stderr).toMatch(/^error invalid_request: .*\n {2}vehicle: /);
+  });
+
+  it('when the audit log is listed, then the limit and filters reach the API', async () => {
+    for (let i = 0; i < 3; i++) await json(['partner', 'list']);
+    const audit = await json(['audit', 'list', '--limit', '3']);
+    expect(audit.data).toHaveLength(3);
+    expect(audit.data[0]).toEqual(expect.objectContaining({ surface: 'ops', method: 'GET', path: '/ops/v1/partners', status: 200 }));
+    const filtered = await json(['audit', 'list', '--surface', 'ops', '--path', '/ops/v1/audit']);
+    expect(filtered.data.length).toBeGreaterThan(0);
+    for (const e of filtered.data) expect(e).toMatchObject({ surface: 'ops', path: expect.stringMatching(/^\/ops\/v1\/audit/) });
+    const one = await json(['audit', 'list', '--request-id', audit.data[1].request_id]);
+    expect(one.data.map((e: { id: string }) => e.id)).toEqual([audit.data[1].id]);
+  });
+
+  it('when the token is wrong, then exit 1 with the API error on stderr and nothing on stdout', async () => {
+    const r = await cli(['partner', 'list', '--json', '--token', 'op_wrong_token_000000000']);
+    expect(r).toMatchObject({ code: 1, stdout: '' });
+    expect(r.stderr).toMatch(/^error unauthorized: /);
+  });
+
+  it('when the input is invalid, then exit 1 naming the field, and nothing is created', async () => {
+    const r = await cli(['partner', 'create', 'Pound Tours', '--currency', 'GBP']);
+    expect(r).toMatchObject({ code: 1, stdout: '' });
+    expect(r.stderr).toMatch(/^error invalid_request: .*\n {2}currency: /);
+    expect(await app.db('partners').where({ name: 'Pound Tours' })).toHaveLength(0);
+    const missing = await cli(['partner', 'show', 'ptn_nope']);
+    expect(missing).toMatchObject({ code: 1, stdout: '' });
+    expect(missing.stderr).toMatch(/^error not_found: /);
+  });
+
+  it('when the service is unreachable or no token is known, then exit 2 with a message saying so', async () => {
+    // Port 9 is one fetch refuses to dial; a port just freed is a real ECONNREFUSED.
+    const blocked = await cli(['partner', 'list'], { OPERATOR_TOKEN }, 'http://127.0.0.1:9');
+    expect(blocked).toMatchObject({ code: 2, stdout: '' });
+    expect(blocked.stderr).toContain('cannot reach the operator API at http://127.0.0.1:9');
+    const closed = await freePort();
+    const refused = await cli(['partner', 'list', '--json'], { OPERATOR_TOKEN }, `http://127.0.0.1:${closed}`);
+    expect(refused).toMatchObject({ code: 2, stdout: '' });
+    expect(refused.stderr).toContain(`cannot reach the operator API at http://127.0.0.1:${closed} (ECONNREFUSED)`);
+
+    const empty = fs.mkdtempSync(path.join(tmp, 'empty-'));
+    const noToken = await cli(['partner', 'list'], { DATA_DIR: empty });
+    expect(noToken).toMatchObject({ code: 2, stdout: '' });
+    expect(noToken.stderr).toContain(`no operator token`);
+    expect(noToken.stderr).toContain(path.join(empty, 'operator-token'));
+  });
+
+  it('when only the data dir and OPERATOR_BASE_URL are given, then the token is read from the data dir', async () => {
+    const dir = fs.mkdtempSync(path.join(tmp, 'data-'));
+    fs.writeFileSync(path.join(dir, 'operator-token'), `${OPERATOR_TOKEN}\n`);
+    const r = await cli(['partner', 'list', '--json'], { DATA_DIR: dir, OPERATOR_BASE_URL: `${app.url}/` }, null);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(r.stdout)).toEqual((await operator(app.url).call('GET', '/partners')).body);
+  });
+
+  it('when asked for help or given an unknown command, then commander answers (exit 0 / 1)', async () => {
+    const help = await cli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/partner[\s\S]*key[\s\S]*vocab[\s\S]*audit/);
+    const unknown = await cli(['partner', 'frobnicate']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("unknown command 'frobnicate'");
+    const noEnv = await cli(['key', 'create', 'ptn_x']);
+    expect(noEnv.code).toBe(1);
+    expect(noEnv.stderr).toContain("required option '--env <sandbox|production>'");
+  });
+});
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
