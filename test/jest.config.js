@@ -20,5 +20,9 @@ module.exports = {
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.unit.test.ts'] },
     { ...base, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.int.test.ts'] },
+    // Pact runs in its own projects, with no msw or nock loaded: consumers write contracts/pacts, verifiers read them.
+    { ...base, displayName: 'contract-consumer', testMatch: ['<rootDir>/test/contract/**/*.pact.test.ts'] },
+    { ...base, displayName: 'contract-verify', testMatch: ['<rootDir>/test/contract/**/*.verify.test.ts'] },
+    { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'] },
   ],
 };

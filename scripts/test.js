@@ -1,0 +1,52 @@
+// `npm test`: every jest phase in order, on the database selected by DATABASE_URL (unset: embedded PGlite).
+//   1. unit   2. integration   3. contract consumers (contracts/pacts cleared first: pact files merge)
+//   4. contract verifications (need the pacts from 3)   5. end-to-end
+// Extra arguments go to every phase (e.g. a path filter). Each phase's JSON result goes to .jest-results/,
+// and the last line is "N passed, N failed" over all phases.
+const { spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+
+const root = path.join(__dirname, '..');
+const only = process.env.TEST_PHASES ? process.env.TEST_PHASES.split(',') : null;
+const label = process.env.TEST_RUN_LABEL || (process.env.DATABASE_URL ? 'postgres' : 'embedded');
+const outDir = path.join(root, '.jest-results');
+fs.mkdirSync(outDir, { recursive: true });
+
+const phases = [
+  { name: 'unit', projects: ['unit'] },
+  { name: 'integration', projects: ['integration'] },
+  { name: 'contract-consumer', projects: ['contract-consumer'], before: () => fs.rmSync(path.join(root, 'contracts/pacts'), { recursive: true, force: true }) },
+  { name: 'contract-verify', projects: ['contract-verify'] },
+  { name: 'e2e', projects: ['e2e'], extra: ['--runInBand'] },
+].filter((p) => !only || only.includes(p.name));
+
+const env = {
+  ...process.env,
+  PACT_DO_NOT_TRACK: 'true',
+  NODE_OPTIONS: [process.env.NODE_OPTIONS, '--experimental-vm-modules'].filter(Boolean).join(' '),
+};
+const jest = path.join(root, 'node_modules/jest/bin/jest.js');
+const passthrough = process.argv.slice(2);
+let passed = 0;
+let failed = 0;
+let ok = true;
+for (const phase of phases) {
+  phase.before?.();
+  const out = path.join(outDir, `${label}-${phase.name}.json`);
+  fs.rmSync(out, { force: true });
+  console.log(`\n=== ${phase.name} (${label}) ===`);
+  const r = spawnSync(
+    process.execPath,
+    [jest, '--config', 'test/jest.config.js', '--selectProjects', ...phase.projects, '--passWithNoTests', '--json', `--outputFile=${out}`, ...(phase.extra ?? []), ...passthrough],
+    { cwd: root, env, stdio: 'inherit' },
+  );
+  if (fs.existsSync(out)) {
+    const res = JSON.parse(fs.readFileSync(out, 'utf8'));
+    passed += res.numPassedTests;
+    failed += res.numFailedTests + (res.numRuntimeErrorTestSuites || 0);
+  } else failed += 1;
+  if (r.status !== 0) ok = false;
+}
+console.log(`\n${passed} passed, ${failed} failed`);
+process.exit(ok && failed === 0 ? 0 : 1);
