@@ -2,6 +2,12 @@ import type { Knex } from 'knex';
 import type { Config } from './config/env';
 import type { Clock } from './shared/clock';
 import type { Logger } from './shared/logger';
+import type { OutboundExchange } from './domain/outbox/outbox';
+
+/** Reads an order from the marketplace's authenticated API (the re-fetch behind every callback). */
+export interface OrderSource {
+  getOrder(orderId: string, opts?: { requestId?: string }): Promise<{ order: unknown; exchange: OutboundExchange }>;
+}
 
 /** What the composition root (server.ts) hands to every surface and use case. */
 export interface Deps {
@@ -9,4 +15,6 @@ export interface Deps {
   db: Knex;
   clock: Clock;
   logger: Logger;
+  /** Present when MARKETPLACE_URL, MARKETPLACE_USER_ID and MARKETPLACE_PRIVATE_KEY are configured. */
+  orderSource?: OrderSource;
 }

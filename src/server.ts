@@ -11,6 +11,8 @@ import { systemClock, type Clock } from './shared/clock';
 import { keySecret } from './shared/ids';
 import type { Deps } from './deps';
 import { scheduleRetention } from './retention';
+import { startOutboxWorker } from './domain/outbox/worker';
+import { HttpMarketplaceClient } from './adapters/marketplace/http-marketplace-client';
 
 export interface StartOptions {
   config?: Config;
@@ -18,6 +20,8 @@ export interface StartOptions {
   logger?: Logger;
   /** An existing knex (tests share one per file); otherwise one is made from the config. */
   db?: Knex;
+  /** Deliver the marketplace outbox in the background when the marketplace is configured (default true). */
+  outboxWorker?: boolean;
 }
 
 export interface RunningServer {
@@ -49,7 +53,21 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const ownDb = !opts.db;
   const db = opts.db ?? makeKnex(config);
   if (ownDb) await migrateLatest(db, config.databaseSchema);
-  const deps: Deps = { config, db, clock: opts.clock ?? systemClock, logger };
+  const clock = opts.clock ?? systemClock;
+  const { url: mpUrl, userId, privateKey } = config.marketplace;
+  const marketplace = mpUrl && userId && privateKey ? new HttpMarketplaceClient({ baseUrl: mpUrl, userId, privateKey, clock }) : undefined;
+  const deps: Deps = {
+    config,
+    db,
+    clock,
+    logger,
+    orderSource: marketplace && {
+      getOrder: async (orderId, o) => {
+        const { body, exchange } = await marketplace.getOrder(orderId, o);
+        return { order: body.order, exchange };
+      },
+    },
+  };
   const { token, generated } = resolveOperatorToken(config);
   const { app } = await createApp(deps, { operatorToken: token });
 
@@ -61,6 +79,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   });
   const port = (server.address() as AddressInfo).port;
   const stopRetention = scheduleRetention(deps);
+  const stopOutbox =
+    opts.outboxWorker !== false && marketplace ? startOutboxWorker(deps, marketplace, { pollMs: 1000 }) : async () => {};
   let stopping: Promise<void> | undefined;
   return {
     port,
@@ -76,6 +96,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
           server.close(() => resolve());
           server.closeIdleConnections();
         });
+        await stopOutbox();
         if (ownDb) await db.destroy();
       })()),
   };

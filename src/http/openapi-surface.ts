@@ -22,9 +22,17 @@ export interface OpenApiSurfaceOptions {
   contract: string;
   apiRoot: string;
   operations: Record<string, Operation>;
-  /** Checks the credential for every secured operation (and before answering 404/405, to not leak routes). */
-  authenticate(ctx: RequestContext): Promise<boolean>;
+  /**
+   * Checks the credential of one security scheme of the contract (`scheme`), or, before answering 404/405,
+   * whether the caller is authenticated at all (`scheme` = 'route-miss') so routes are not revealed to strangers.
+   */
+  authenticate(ctx: RequestContext, scheme: string): Promise<boolean>;
   unauthorized(ctx: RequestContext): AppError;
+  /** Match paths exactly, trailing slash included (the marketplace's paths end in "/"). */
+  exactTrailingSlashes?: boolean;
+  /** Answer unknown routes without authenticating first (the marketplace expects a plain 404). */
+  publicRouteMisses?: boolean;
+  routeMissMessage?: (method: string, path: string, kind: 'not_found' | 'method_not_allowed') => string;
   errorResult(ctx: RequestContext | undefined, err: AppError): HandlerResult;
   commonHeaders?(ctx: RequestContext | undefined): Record<string, string>;
   /** Adds surface-wide fields (e.g. `env`) to every JSON object body before it is validated and sent. */
@@ -79,6 +87,7 @@ export async function openApiSurface(opts: OpenApiSurfaceOptions, deps: Deps): P
   const api = new OpenAPIBackend({
     definition,
     apiRoot: opts.apiRoot,
+    ignoreTrailingSlashes: !opts.exactTrailingSlashes,
     strict: true,
     coerceTypes: true,
     ajvOpts: { allErrors: true, strict: false },
@@ -88,15 +97,17 @@ export async function openApiSurface(opts: OpenApiSurfaceOptions, deps: Deps): P
     },
   });
 
-  const authOnce = (ctx: RequestContext) => (ctx.auth ??= opts.authenticate(ctx));
   const securitySchemes = Object.keys(definition.components?.securitySchemes ?? {});
-  for (const scheme of securitySchemes) api.registerSecurityHandler(scheme, (_c: Context, ctx: RequestContext) => authOnce(ctx));
+  for (const scheme of securitySchemes) {
+    api.registerSecurityHandler(scheme, (_c: Context, ctx: RequestContext) => opts.authenticate(ctx, scheme));
+  }
 
+  const defaultMessage = (method: string, path: string, kind: 'not_found' | 'method_not_allowed') =>
+    kind === 'not_found' ? `No route ${method} ${path}.` : `${method} is not allowed on ${path}.`;
   const routeMiss = (kind: 'not_found' | 'method_not_allowed') => async (c: Context, ctx: RequestContext) => {
-    if (!(await authOnce(ctx))) return opts.errorResult(ctx, opts.unauthorized(ctx));
-    return kind === 'not_found'
-      ? opts.errorResult(ctx, new AppError('not_found', 404, `No route ${c.request.method.toUpperCase()} ${c.request.path}.`))
-      : opts.errorResult(ctx, new AppError('method_not_allowed', 405, `${c.request.method.toUpperCase()} is not allowed on ${c.request.path}.`));
+    if (!opts.publicRouteMisses && !(await opts.authenticate(ctx, 'route-miss'))) return opts.errorResult(ctx, opts.unauthorized(ctx));
+    const message = (opts.routeMissMessage ?? defaultMessage)(c.request.method.toUpperCase(), c.request.path, kind);
+    return opts.errorResult(ctx, new AppError(kind, kind === 'not_found' ? 404 : 405, message));
   };
 
   const handlers: Record<string, (c: Context, ctx: RequestContext) => unknown> = {

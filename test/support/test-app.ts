@@ -31,7 +31,7 @@ export function testConfig(overrides: Record<string, string | undefined> = {}): 
 }
 
 /** A fresh database (PGlite in memory, or a new schema on the PostgreSQL server), migrated. */
-export async function freshDatabase(): Promise<{ db: Knex; schema?: string; drop(): Promise<void> }> {
+export async function freshDatabase(): Promise<TestDatabase> {
   const schema = process.env.DATABASE_URL ? `t_${randomBytes(6).toString('hex')}` : undefined;
   const config = testConfig({ DATABASE_SCHEMA: schema });
   const db = makeKnex(config);
@@ -46,19 +46,39 @@ export async function freshDatabase(): Promise<{ db: Knex; schema?: string; drop
   };
 }
 
-/** The service in-process on a random port against a fresh database. */
-export async function startTestApp(opts: { clock?: Clock; env?: Record<string, string | undefined> } = {}): Promise<TestApp> {
-  const fresh = await freshDatabase();
+export interface TestDatabase {
+  db: Knex;
+  schema?: string;
+  drop(): Promise<void>;
+}
+
+export interface TestAppOptions {
+  clock?: Clock;
+  env?: Record<string, string | undefined>;
+  /** Reuse this database (e.g. to restart the service on it); close() then leaves it for the caller to drop. */
+  db?: TestDatabase;
+  /** Run the background outbox worker when the marketplace is configured (default true). */
+  outboxWorker?: boolean;
+}
+
+/** The service in-process on a random port against a fresh database (or the one given). */
+export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
+  const database = opts.db ?? (await freshDatabase());
   const clock = opts.clock ?? new ManualClock('2026-11-21T08:00:00Z');
-  const running = await startServer({ config: testConfig({ DATABASE_SCHEMA: fresh.schema, ...opts.env }), db: fresh.db, clock });
+  const running = await startServer({
+    config: testConfig({ DATABASE_SCHEMA: database.schema, ...opts.env }),
+    db: database.db,
+    clock,
+    outboxWorker: opts.outboxWorker,
+  });
   return {
     ...running,
-    db: fresh.db,
+    db: database.db,
     clock,
-    schema: fresh.schema,
+    schema: database.schema,
     async close() {
       await running.stop();
-      await fresh.drop();
+      if (!opts.db) await database.drop();
     },
   };
 }

@@ -1,17 +1,14 @@
 import type { Knex } from 'knex';
 import { FLEET } from '../fleet/fleet';
-import { quoteJourney, type FxRates } from '../pricing/price-journey';
+import type { FxRates } from '../pricing/price-journey';
+import { decideJourney, OFFER_TTL_MS } from './decide';
 import { toDecimal, type Currency } from '../pricing/money';
 import type { PlaceInput, ResolvedPlace } from '../geo/types';
 import { vehicleVocabulary } from '../partners/partners';
 import { hex32 } from '../../shared/ids';
 import { invalidRequest } from '../../shared/errors';
 
-export const OFFER_TTL_MS = 30 * 60 * 1000;
-export const MIN_LEAD_TIME_MS = 24 * 60 * 60 * 1000;
 const MAX_ADVANCE_MS = 366 * 24 * 60 * 60 * 1000;
-
-export type DeclineReason = 'partner_paused' | 'short_notice' | 'route_unknown' | 'no_vehicle' | 'below_min_rate';
 
 export interface QuoteInput {
   pickup: PlaceInput;
@@ -68,7 +65,10 @@ export async function createQuote(
   const currency = partner.currency;
 
   const { filter, codeFor } = await partnerVocabulary(trx, partner.partnerId, input.vehicle_codes);
-  const outcome = decide();
+  const outcome = decideJourney(
+    { pickup: input.pickup, dropoff: input.dropoff, pickupAt, adults: input.passengers.adults, luggage, vehicleFilter: filter, currency },
+    { now: deps.now, fx: deps.fx, paused: partner.paused },
+  );
 
   await trx('quotes').insert({
     quoteId,
@@ -130,25 +130,6 @@ export async function createQuote(
     })),
     declined: outcome.ok ? null : { reason: outcome.reason, message: outcome.message, ...(outcome.hint ? { hint: outcome.hint } : {}) },
   };
-
-  function decide() {
-    if (partner.paused) {
-      return decline('partner_paused', 'Quoting is paused on this account; contact the service operator.');
-    }
-    const earliest = new Date(Math.ceil((deps.now.getTime() + MIN_LEAD_TIME_MS) / 60_000) * 60_000);
-    if (pickupAt.getTime() < deps.now.getTime() + MIN_LEAD_TIME_MS) {
-      return decline(
-        'short_notice',
-        `Pickups must be booked at least 24 hours ahead; the earliest pickup we can accept now is ${earliest.toISOString()}.`,
-        { earliest_pickup_datetime: earliest.toISOString() },
-      );
-    }
-    return quoteJourney({ pickup: input.pickup, dropoff: input.dropoff, adults: input.passengers.adults, luggage, vehicleFilter: filter, currency, fx: deps.fx });
-  }
-}
-
-function decline(reason: DeclineReason, message: string, hint?: Record<string, unknown>) {
-  return { ok: false as const, reason, message, ...(hint ? { hint } : {}) };
 }
 
 /**

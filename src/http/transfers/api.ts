@@ -16,13 +16,15 @@ export function createTransfersSurface(deps: Deps) {
       contract: 'transfers-v1.yaml',
       apiRoot: '/transfers/v1',
       operations: operations as Record<string, Operation>,
-      async authenticate(ctx) {
-        const who = await authenticateKey(ctx.trx, presentedKey(ctx.headers), deps.clock.now());
-        if (!who) return false;
-        ctx.partner = { partnerId: who.partnerId, name: who.name, currency: who.currency, paused: who.paused, keyId: who.keyId };
-        ctx.env = who.env;
-        return true;
-      },
+      // Both schemes (Bearer, X-Api-Key) ask; one lookup answers them.
+      authenticate: (ctx) =>
+        (ctx.auth ??= (async () => {
+          const who = await authenticateKey(ctx.trx, presentedKey(ctx.headers), deps.clock.now());
+          if (!who) return false;
+          ctx.partner = { partnerId: who.partnerId, name: who.name, currency: who.currency, paused: who.paused, keyId: who.keyId };
+          ctx.env = who.env;
+          return true;
+        })()),
       // The same bytes for every cause: no env, no request id, no hint of which check failed.
       unauthorized: () => new AppError('unauthorized', 401, UNAUTHORIZED_MESSAGE),
       errorResult: transfersError,

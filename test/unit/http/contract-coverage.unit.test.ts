@@ -3,11 +3,13 @@ import addFormats from 'ajv-formats';
 import { loadContract } from '../../../src/http/openapi-surface';
 import { operations as transfersOperations } from '../../../src/http/transfers/operations';
 import { operations as opsOperations } from '../../../src/http/ops/operations';
+import { operations as marketplaceOperations } from '../../../src/http/marketplace/operations';
 
 describe('Every contract operation has exactly one handler', () => {
   it.each([
     ['transfers-v1.yaml', transfersOperations],
     ['ops-v1.yaml', opsOperations],
+    ['marketplace-inbound.yaml', marketplaceOperations],
   ])('when %s is loaded, then its operationIds equal the registered handlers', async (file, handlers) => {
     const api = new OpenAPIBackend({
       definition: loadContract(file),

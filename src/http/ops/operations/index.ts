@@ -2,6 +2,7 @@ import { createPartner, getPartner, listPartners, pausePartner, resumePartner } 
 import { createKey, listKeys, revokeKey } from './keys';
 import { deleteVehicleCode, listVehicleCodes, putVehicleCode } from './vehicle-codes';
 import { listAudit } from './audit';
+import { listOutbox, retryOutboxMessage } from './outbox';
 
 /** operationId → handler. A test checks these keys equal the contract's operations. */
 export const operations = {
@@ -17,4 +18,6 @@ export const operations = {
   putVehicleCode,
   deleteVehicleCode,
   listAudit,
+  listOutbox,
+  retryOutboxMessage,
 };

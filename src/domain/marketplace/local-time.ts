@@ -1,0 +1,16 @@
+/** Sri Lanka keeps UTC+05:30 all year; the marketplace speaks local time without a zone. */
+const OFFSET = '+05:30';
+const OFFSET_MS = (5 * 60 + 30) * 60 * 1000;
+const LOCAL = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})$/;
+
+export function parseLocal(value: string): Date | null {
+  const m = LOCAL.exec(value);
+  if (!m) return null;
+  const d = new Date(`${m[1]}T${m[2]}${OFFSET}`);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
+
+export function formatLocal(d: Date): string {
+  return new Date(d.getTime() + OFFSET_MS).toISOString().replace('T', ' ').slice(0, 19);
+}
+

@@ -1,0 +1,253 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import { getVehicle } from '../fleet/fleet';
+import { formatMinor, parseDecimalToMinor } from '../pricing/money';
+import type { FxRates } from '../pricing/price-journey';
+import { resolvePlace } from '../geo/resolve-place';
+import type { ResolvedPlace } from '../geo/types';
+import { decideJourney } from '../quotes/decide';
+import { enqueueOutbound } from '../outbox/outbox';
+import { AppError } from '../../shared/errors';
+import { BOOKING_REF_ALPHABET, randomString } from '../../shared/ids';
+import { findLockedQuote, noVehicle, pickupAtOf, seatsNeeded, type SearchInput } from './supplier';
+
+/** A marketplace order as it travels on the wire (inbound POST /booking/ and the authenticated re-fetch). */
+export interface MarketplaceOrder extends SearchInput {
+  order_id: string;
+  state?: string;
+  price_mark?: string;
+  vehicle_id: string;
+  price: string;
+  currency: 'EUR';
+  meeting_type?: 'MG' | 'MAC' | 'NMG';
+  flight_number?: string;
+  customer: { name: string; phone?: string; email?: string };
+  passengers?: Record<string, { name_surname?: string; passport?: string }>;
+  extras?: Array<{ code: string; qty: number }>;
+  payment_scheme?: 1 | 2;
+  driver_collects?: string;
+  comment?: string;
+  updated_at?: string;
+}
+
+export type DeclineReason = 'no_vehicle' | 'price_mark_expired' | 'price_mismatch' | 'route_unknown' | 'short_notice' | 'below_min_rate' | 'invalid_order';
+
+interface OrderRow {
+  orderId: string;
+  state: 'confirmed' | 'declined' | 'cancelled' | 'completed' | 'no_show';
+  vehicle: string;
+  order: MarketplaceOrder;
+  supplierOrderId: string;
+  declineReason: string | null;
+  dataHash: string;
+  version: number;
+}
+
+/**
+ * Confirm, decline and change answers have a deadline at the marketplace (60 min, 2 h): they get more attempts
+ * than the default, so the backoff keeps trying for about 37 minutes.
+ */
+const DEADLINE_ATTEMPTS = 11;
+
+interface Ctx {
+  now: Date;
+  fx: FxRates;
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+  }
+  return value;
+}
+
+/** What the order says, independent of bookkeeping fields (state, updated_at) and key order. */
+const dataHash = (o: MarketplaceOrder) => {
+  const { state: _s, updated_at: _u, ...data } = o;
+  return createHash('sha256').update(JSON.stringify(canonical(data))).digest('hex');
+};
+
+const ack = (row: Pick<OrderRow, 'orderId' | 'supplierOrderId' | 'state' | 'declineReason'>, state?: string) => ({
+  status: 'OK' as const,
+  order_id: row.orderId,
+  supplier_order_id: row.supplierOrderId,
+  order_state: (state ?? row.state) as 'confirmed' | 'declined' | 'cancelled' | 'change_confirmed' | 'acknowledged',
+  ...(row.declineReason ? { decline_reason: row.declineReason } : {}),
+});
+
+const orderNotFound = (orderId: string) => new AppError('not_found', 404, `order ${orderId} not found`, { order_id: orderId });
+
+async function findOrder(trx: Knex.Transaction, orderId: string, lock = false): Promise<OrderRow | undefined> {
+  const q = trx('marketplace_orders').where({ orderId }).first();
+  return (await (lock ? q.forUpdate() : q)) as OrderRow | undefined;
+}
+
+/** The party is checked against the vehicle separately, so a lock holds for the same route and time. */
+const journeyKey = (s: SearchInput) => JSON.stringify(canonical({ from: s.from, to: s.to, date: s.date }));
+
+type Serve = { ok: true; pickup: ResolvedPlace; dropoff: ResolvedPlace; durationMin: number | null } | { ok: false; reason: DeclineReason; message: string };
+
+/**
+ * Can we serve this order? With a live price mark for the same journey the locked price holds; otherwise the
+ * journey is priced again by the same engine and the order's price must cover ours.
+ */
+async function canServe(trx: Knex.Transaction, o: MarketplaceOrder, ctx: Ctx): Promise<Serve> {
+  const vehicle = getVehicle(o.vehicle_id);
+  if (!vehicle) return { ok: false, reason: 'invalid_order', message: `vehicle ${o.vehicle_id} is not in our fleet` };
+  if (seatsNeeded(o) > vehicle.max_passengers || (o.luggage ?? 0) > vehicle.max_luggage) {
+    return { ok: false, reason: 'no_vehicle', message: `the party does not fit a ${vehicle.name}` };
+  }
+  const pickup = resolvePlace(o.from);
+  const dropoff = resolvePlace(o.to);
+  if (!pickup.ok || !dropoff.ok) return { ok: false, reason: 'route_unknown', message: 'pickup or drop-off could not be located' };
+  const offered = parseDecimalToMinor(o.price, 'EUR');
+  const locked = o.price_mark ? await findLockedQuote(trx, o.vehicle_id, o.price_mark, ctx.now) : null;
+  if (locked && journeyKey(locked.search) === journeyKey(o)) {
+    if (offered !== locked.amountMinor) {
+      return { ok: false, reason: 'price_mismatch', message: `the order price ${o.price} differs from the locked ${formatMinor(locked.amountMinor, 'EUR')}` };
+    }
+    return { ok: true, pickup: pickup.place, dropoff: dropoff.place, durationMin: null };
+  }
+  if (o.price_mark && !locked) {
+    return { ok: false, reason: 'price_mark_expired', message: 'the locked quote expired or does not exist' };
+  }
+  const decision = decideJourney(
+    { pickup: o.from, dropoff: o.to, pickupAt: pickupAtOf(o), adults: seatsNeeded(o), luggage: o.luggage ?? 0, vehicleFilter: [o.vehicle_id], currency: 'EUR' },
+    ctx,
+  );
+  if (!decision.ok) return { ok: false, reason: decision.reason as DeclineReason, message: decision.message };
+  const ours = decision.offers.find((x) => x.vehicle.code === o.vehicle_id);
+  if (!ours) return { ok: false, reason: 'no_vehicle', message: `no ${vehicle.name} for this journey` };
+  if (offered < ours.amount_minor) {
+    return { ok: false, reason: 'price_mismatch', message: `the order price ${o.price} is below our price ${formatMinor(ours.amount_minor, 'EUR')}` };
+  }
+  return { ok: true, pickup: decision.pickup, dropoff: decision.dropoff, durationMin: decision.duration_min };
+}
+
+const place = (p: ResolvedPlace, given: { name?: string }) => ({ name: given.name?.trim() || p.name, ...(p.iata ? { iata: p.iata } : {}), lat: p.lat, lon: p.lon });
+
+function jobFields(o: MarketplaceOrder, serve: Extract<Serve, { ok: true }>) {
+  return {
+    vehicle: o.vehicle_id,
+    pickupAt: pickupAtOf(o),
+    pickup: JSON.stringify(place(serve.pickup, o.from)),
+    dropoff: JSON.stringify(place(serve.dropoff, o.to)),
+    adults: seatsNeeded(o),
+    luggage: o.luggage ?? 0,
+    passenger: JSON.stringify(o.customer),
+    flightNumber: o.flight_number ?? null,
+  };
+}
+
+/**
+ * Stores a marketplace order once (idempotent on order_id: a resend, a concurrent duplicate or a repeated
+ * callback never makes a second row or job), projects it to a job on the shared schedule, and enqueues the
+ * confirmation — or the decline, when we cannot serve it — in the same transaction.
+ */
+export async function createOrder(trx: Knex.Transaction, o: MarketplaceOrder, ctx: Ctx & { source: 'booking' | 'callback' }) {
+  const existing = await findOrder(trx, o.order_id);
+  if (existing) return ack(existing);
+
+  const serve = await canServe(trx, o, ctx);
+  const row = {
+    orderId: o.order_id,
+    state: serve.ok ? 'confirmed' : 'declined',
+    vehicle: o.vehicle_id,
+    priceMark: o.price_mark ?? null,
+    order: JSON.stringify(o),
+    source: ctx.source,
+    pickupAt: serve.ok ? pickupAtOf(o) : null,
+    amountMinor: parseDecimalToMinor(o.price, 'EUR'),
+    supplierOrderId: `MO-${randomString(BOOKING_REF_ALPHABET, 8)}`,
+    declineReason: serve.ok ? null : serve.reason,
+    dataHash: dataHash(o),
+    createdAt: ctx.now,
+    updatedAt: ctx.now,
+  };
+  const inserted = await trx('marketplace_orders').insert(row).onConflict('order_id').ignore().returning('order_id');
+  if (!inserted.length) return ack((await findOrder(trx, o.order_id))!);
+
+  if (serve.ok) {
+    await trx('jobs').insert({
+      source: 'marketplace_order',
+      sourceRef: o.order_id,
+      env: 'production',
+      status: 'scheduled',
+      durationMin: serve.durationMin,
+      ...jobFields(o, serve),
+      createdAt: ctx.now,
+      updatedAt: ctx.now,
+    });
+    await enqueueOutbound(trx, { kind: 'confirm_order', orderId: o.order_id, payload: { order_id: o.order_id, supplier_order_id: row.supplierOrderId }, dedupeKey: `confirm:${o.order_id}`, maxAttempts: DEADLINE_ATTEMPTS }, ctx.now);
+  } else {
+    await enqueueOutbound(trx, { kind: 'decline_order', orderId: o.order_id, payload: { order_id: o.order_id, reason: serve.reason, comment: serve.message }, dedupeKey: `decline:${o.order_id}`, maxAttempts: DEADLINE_ATTEMPTS }, ctx.now);
+  }
+  return ack({ ...row, state: row.state as OrderRow['state'] });
+}
+
+export async function cancelOrder(trx: Knex.Transaction, orderId: string, now: Date) {
+  const row = await findOrder(trx, orderId, true);
+  if (!row) throw orderNotFound(orderId);
+  if (row.state !== 'cancelled') {
+    await trx('marketplace_orders').where({ orderId }).update({ state: 'cancelled', updatedAt: now });
+    await trx('jobs').where({ source: 'marketplace_order', sourceRef: orderId }).update({ status: 'cancelled', updatedAt: now });
+  }
+  return ack({ ...row, state: 'cancelled' });
+}
+
+export async function acknowledgeOrder(trx: Knex.Transaction, orderId: string, now: Date) {
+  const row = await findOrder(trx, orderId, true);
+  if (!row) throw orderNotFound(orderId);
+  await trx('marketplace_orders').where({ orderId }).update({ acknowledgedAt: now, updatedAt: now });
+  return ack(row, 'acknowledged');
+}
+
+export type OrderChange = Partial<Omit<MarketplaceOrder, 'order_id'>> & { order_id: string };
+
+/**
+ * Applies changed details to a confirmed order and its job, and enqueues the change confirmation (accepted, or
+ * refused when the vehicle no longer fits or the route cannot be located). Repeating the same change is harmless.
+ */
+export async function updateOrder(trx: Knex.Transaction, change: OrderChange, ctx: Ctx) {
+  const row = await findOrder(trx, change.order_id, true);
+  if (!row) throw orderNotFound(change.order_id);
+  if (row.state !== 'confirmed') throw new AppError('invalid_request', 400, `order ${row.orderId} is ${row.state} and cannot be changed`);
+  const next: MarketplaceOrder = { ...row.order, ...change, state: row.order.state };
+  const hash = dataHash(next);
+  if (hash === row.dataHash) return ack(row, 'change_confirmed');
+
+  const vehicle = getVehicle(row.vehicle)!;
+  const pickup = resolvePlace(next.from);
+  const dropoff = resolvePlace(next.to);
+  const dedupeKey = `change:${row.orderId}:${hash}`;
+  const refuse = async (refusal: ReturnType<typeof noVehicle>) => {
+    await enqueueOutbound(trx, { kind: 'change_confirmation', orderId: row.orderId, payload: { order_id: row.orderId, accepted: false, comment: refusal.error }, dedupeKey, maxAttempts: DEADLINE_ATTEMPTS }, ctx.now);
+    return refusal;
+  };
+  if (seatsNeeded(next) > vehicle.max_passengers || (next.luggage ?? 0) > vehicle.max_luggage) {
+    return refuse(noVehicle(`the changed party does not fit a ${vehicle.name}`, 'no_vehicle'));
+  }
+  if (!pickup.ok || !dropoff.ok) return refuse(noVehicle('the changed pickup or drop-off could not be located', 'route_unknown'));
+  await trx('marketplace_orders')
+    .where({ orderId: row.orderId })
+    .update({ order: JSON.stringify(next), dataHash: hash, version: row.version + 1, pickupAt: pickupAtOf(next), updatedAt: ctx.now });
+  await trx('jobs')
+    .where({ source: 'marketplace_order', sourceRef: row.orderId })
+    .update({ ...jobFields(next, { ok: true, pickup: pickup.place, dropoff: dropoff.place, durationMin: null }), updatedAt: ctx.now });
+  await enqueueOutbound(trx, { kind: 'change_confirmation', orderId: row.orderId, payload: { order_id: row.orderId, accepted: true }, dedupeKey, maxAttempts: DEADLINE_ATTEMPTS }, ctx.now);
+  return ack(row, 'change_confirmed');
+}
+
+/**
+ * An order callback, applied from the re-fetched order only (the posted body is never trusted): a new order is
+ * created; a change is applied (or a cancellation, when the marketplace says so); an unchanged order is a no-op.
+ */
+export async function applyRefetchedOrder(trx: Knex.Transaction, type: 'new' | 'change', o: MarketplaceOrder, ctx: Ctx) {
+  const row = await findOrder(trx, o.order_id);
+  if (!row) return createOrder(trx, o, { ...ctx, source: 'callback' });
+  if (o.state === 'cancelled') return cancelOrder(trx, o.order_id, ctx.now);
+  if (type === 'new' || row.state !== 'confirmed' || dataHash(o) === row.dataHash) return ack(row);
+  const result = await updateOrder(trx, o, ctx);
+  return 'order_state' in result ? result : ack(row);
+}

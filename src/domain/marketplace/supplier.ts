@@ -1,0 +1,132 @@
+import type { Knex } from 'knex';
+import { getVehicle } from '../fleet/fleet';
+import { formatMinor } from '../pricing/money';
+import type { FxRates } from '../pricing/price-journey';
+import { decideJourney, OFFER_TTL_MS } from '../quotes/decide';
+import { hex32 } from '../../shared/ids';
+import { AppError, invalidRequest } from '../../shared/errors';
+import { formatLocal, parseLocal } from './local-time';
+import titles from './fleet-titles.json';
+
+/** What the marketplace sends to search, re-quote and (with order fields) book. */
+export interface SearchInput {
+  from: { name?: string; iata?: string; lat?: number; lon?: number };
+  to: { name?: string; iata?: string; lat?: number; lon?: number };
+  date: string;
+  adults: number;
+  children?: number;
+  infants?: number;
+  luggage?: number;
+  currency?: 'EUR';
+  lang?: string;
+}
+
+type VehicleTitle = { brand: string; model: string; body: string; class: string };
+const TITLES = titles.vehicles as Record<string, VehicleTitle>;
+export const BRANDS = titles.brands;
+
+/** Everyone in a seat counts against the vehicle: children and infants too (child seats take a seat). */
+export const seatsNeeded = (s: Pick<SearchInput, 'adults' | 'children' | 'infants'>) => s.adults + (s.children ?? 0) + (s.infants ?? 0);
+
+export function pickupAtOf(s: Pick<SearchInput, 'date'>): Date {
+  const at = parseLocal(s.date);
+  if (!at) throw invalidRequest(`invalid request: date ${s.date} is not a valid YYYY-MM-DD HH:MM:SS`, [{ field: 'date', message: 'is not a valid date' }]);
+  return at;
+}
+
+export const noVehicle = (error: string, reason?: string) => ({ status: 'NO_VEHICLE' as const, error, ...(reason ? { reason } : {}) });
+
+function wireVehicle(row: { priceMark: string; vehicle: string; amountMinor: number | string; distanceKm: number | string; durationMin: number; expiresAt: Date }) {
+  const v = getVehicle(row.vehicle)!;
+  const t = TITLES[v.code];
+  return {
+    vehicle_id: v.code,
+    price_mark: row.priceMark,
+    title: `${t.brand} ${t.model} ${t.body} 1-${v.max_passengers} passengers`,
+    brand: t.brand,
+    model: t.model,
+    class: t.class,
+    transfer_type: 'private',
+    max_passengers: v.max_passengers,
+    max_luggage: v.max_luggage,
+    price: formatMinor(Number(row.amountMinor), 'EUR'),
+    currency: 'EUR',
+    distance_km: Number(row.distanceKm),
+    duration_min: row.durationMin,
+    meeting_types: ['MG', 'NMG'],
+    free_cancellation_hours: 24,
+    expires_at: formatLocal(new Date(row.expiresAt)),
+  };
+}
+
+/**
+ * Prices the search with the same engine as partner quotes (in EUR) and locks each fitting vehicle under a new
+ * price mark, valid 30 minutes. `only` restricts the answer to one vehicle (re-quote).
+ */
+async function lock(trx: Knex.Transaction, search: SearchInput, ctx: { now: Date; fx: FxRates }, only?: string) {
+  const pickupAt = pickupAtOf(search);
+  const decision = decideJourney(
+    { pickup: search.from, dropoff: search.to, pickupAt, adults: seatsNeeded(search), luggage: search.luggage ?? 0, vehicleFilter: only ? [only] : undefined, currency: 'EUR' },
+    ctx,
+  );
+  if (!decision.ok) return { vehicles: [], reason: decision.reason, message: decision.message };
+  const expiresAt = new Date(ctx.now.getTime() + OFFER_TTL_MS);
+  const rows = decision.offers
+    .filter((o) => !only || o.vehicle.code === only)
+    .map((o) => ({
+      priceMark: `pm_${hex32()}`,
+      vehicle: o.vehicle.code,
+      search: JSON.stringify(search),
+      amountMinor: o.amount_minor,
+      currency: 'EUR',
+      distanceKm: decision.distance_km,
+      durationMin: decision.duration_min,
+      pickupAt,
+      createdAt: ctx.now,
+      expiresAt,
+    }));
+  if (rows.length) await trx('price_marks').insert(rows);
+  return { vehicles: rows.map(wireVehicle) };
+}
+
+export async function searchVehicles(trx: Knex.Transaction, search: SearchInput, ctx: { now: Date; fx: FxRates }) {
+  const r = await lock(trx, search, ctx);
+  return { status: 'OK' as const, ...r };
+}
+
+export async function requoteVehicle(trx: Knex.Transaction, vehicleId: string, search: SearchInput, ctx: { now: Date; fx: FxRates }) {
+  if (!getVehicle(vehicleId)) return noVehicle(`vehicle ${vehicleId} is not in our fleet`, 'unknown_vehicle');
+  const r = await lock(trx, search, ctx, vehicleId);
+  if (!r.vehicles.length) return noVehicle(r.message ?? `vehicle ${vehicleId} no longer fits this search`, r.reason ?? 'no_vehicle');
+  return { status: 'OK' as const, vehicle: r.vehicles[0] };
+}
+
+export interface LockedQuote {
+  priceMark: string;
+  vehicle: string;
+  search: SearchInput;
+  amountMinor: number;
+  pickupAt: Date;
+  expiresAt: Date;
+}
+
+/** The locked quote behind a mark, or null once it has expired (or never existed, or names another vehicle). */
+const liveMark = (trx: Knex.Transaction, vehicleId: string, priceMark: string, now: Date) =>
+  trx('price_marks').where({ priceMark, vehicle: vehicleId }).where('expiresAt', '>', now).first();
+
+export async function findLockedQuote(trx: Knex.Transaction, vehicleId: string, priceMark: string, now: Date): Promise<LockedQuote | null> {
+  const row = await liveMark(trx, vehicleId, priceMark, now);
+  return row ? { ...row, amountMinor: Number(row.amountMinor) } : null;
+}
+
+export async function getLockedQuote(trx: Knex.Transaction, vehicleId: string, priceMark: string, now: Date) {
+  const row = await liveMark(trx, vehicleId, priceMark, now);
+  if (!row) throw new AppError('not_found', 404, 'price mark not found or expired', { price_mark: priceMark });
+  return { status: 'OK' as const, vehicle: wireVehicle(row), search: row.search as SearchInput };
+}
+
+/** Deletes price marks expired more than `retentionMs` ago. */
+export async function purgeExpiredPriceMarks(db: Knex, now: Date, retentionMs: number): Promise<number> {
+  const rows = await db('price_marks').where('expiresAt', '<', new Date(now.getTime() - retentionMs)).delete().returning('price_mark');
+  return rows.length;
+}

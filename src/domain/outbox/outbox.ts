@@ -1,0 +1,191 @@
+import type { Knex } from 'knex';
+import { invalidRequest, notFound } from '../../shared/errors';
+
+/**
+ * The transactional outbox for calls we owe the marketplace. A message is inserted in the caller's transaction,
+ * so it exists if and only if the state change that caused it committed; the worker (worker.ts) delivers it
+ * at least once, with retries, and the marketplace's answer is recorded on the row and in the audit log.
+ */
+export type OutboundKind =
+  | 'confirm_order'
+  | 'decline_order'
+  | 'driver_info'
+  | 'driver_location'
+  | 'change_confirmation'
+  | 'no_show'
+  | 'brand_list';
+
+export const OUTBOUND_KINDS: readonly OutboundKind[] = [
+  'confirm_order',
+  'decline_order',
+  'driver_info',
+  'driver_location',
+  'change_confirmation',
+  'no_show',
+  'brand_list',
+];
+
+export type OutboxStatus = 'pending' | 'delivered' | 'failed';
+
+export const DEFAULT_MAX_ATTEMPTS = 8;
+
+export interface OutboundMessage {
+  kind: OutboundKind;
+  orderId?: string;
+  /** The wire body for the kind (contracts/marketplace-outbound.yaml); `{}` for brand_list. */
+  payload: Record<string, unknown>;
+  /** A second enqueue with the same key is a no-op: e.g. `confirm_order:<order_id>` sends one confirm per order. */
+  dedupeKey?: string;
+  /** Attempts before the message is marked failed; kept on the row so a restart never changes a message's budget. */
+  maxAttempts?: number;
+}
+
+/** A marketplace brand as we keep it (marketplace_brands). */
+export interface MarketplaceBrand {
+  id: number;
+  name: string;
+}
+
+/**
+ * One HTTP exchange with the marketplace, ready for the audit log: the adapter has already redacted the
+ * PrivateKey header and any secret body fields, so it is safe to store or log.
+ */
+export interface OutboundExchange {
+  requestId: string;
+  startedAt: string;
+  method: string;
+  url: string;
+  /** Path and query, as the audit log's `path`. */
+  path: string;
+  requestHeaders: Record<string, string>;
+  requestBody: unknown;
+  status: number | null;
+  responseHeaders: Record<string, string>;
+  responseBody: unknown;
+  durationMs: number;
+  error: string | null;
+}
+
+/** What a failed delivery throws (MarketplaceError implements it). */
+export interface OutboundFailure extends Error {
+  readonly retryable: boolean;
+  readonly status: number | null;
+  readonly exchange: OutboundExchange;
+}
+
+export function isOutboundFailure(e: unknown): e is OutboundFailure {
+  const f = e as Partial<OutboundFailure> | undefined;
+  return e instanceof Error && typeof f?.retryable === 'boolean' && typeof f.exchange === 'object' && f.exchange !== null;
+}
+
+/** The port the worker delivers through; HttpMarketplaceClient implements it. */
+export interface OutboundSender {
+  /** The per-request timeout: a claim must outlive it, or another worker could send the same message meanwhile. */
+  readonly timeoutMs: number;
+  /** Sends one message; resolves on acceptance, rejects with an OutboundFailure otherwise. */
+  sendOutbound(
+    kind: OutboundKind,
+    payload: Record<string, unknown>,
+    opts?: { requestId?: string },
+  ): Promise<{ exchange: OutboundExchange; brands?: MarketplaceBrand[] }>;
+}
+
+/**
+ * Adds a message in the caller's transaction (it commits or rolls back with the state change that causes it).
+ * With a dedupeKey already used, nothing is inserted and the existing message's id is returned.
+ */
+export async function enqueueOutbound(
+  trx: Knex.Transaction,
+  msg: OutboundMessage,
+  now: Date,
+): Promise<{ id: string; enqueued: boolean }> {
+  if (!OUTBOUND_KINDS.includes(msg.kind)) throw new Error(`unknown outbound kind: ${String(msg.kind)}`);
+  const inserted: Array<{ id: string }> = await trx('outbox')
+    .insert({
+      kind: msg.kind,
+      orderId: msg.orderId ?? null,
+      payload: JSON.stringify(msg.payload),
+      dedupeKey: msg.dedupeKey ?? null,
+      status: 'pending',
+      attempts: 0,
+      maxAttempts: msg.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+      nextAttemptAt: now,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .onConflict('dedupeKey')
+    .ignore()
+    .returning('id');
+  if (inserted.length) return { id: String(inserted[0].id), enqueued: true };
+  const existing = await trx('outbox').where({ dedupeKey: msg.dedupeKey }).first('id');
+  return { id: String(existing.id), enqueued: false };
+}
+
+export interface OutboxView {
+  id: string;
+  kind: OutboundKind;
+  order_id: string | null;
+  payload: Record<string, unknown>;
+  dedupe_key: string | null;
+  status: OutboxStatus;
+  attempts: number;
+  max_attempts: number;
+  next_attempt_at: string;
+  locked_until: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  delivered_at: string | null;
+}
+
+const iso = (d: unknown) => (d ? (d as Date).toISOString() : null);
+
+export function toOutboxView(r: Record<string, unknown>): OutboxView {
+  return {
+    id: String(r.id),
+    kind: r.kind as OutboundKind,
+    order_id: (r.orderId as string | null) ?? null,
+    payload: r.payload as Record<string, unknown>,
+    dedupe_key: (r.dedupeKey as string | null) ?? null,
+    status: r.status as OutboxStatus,
+    attempts: r.attempts as number,
+    max_attempts: r.maxAttempts as number,
+    next_attempt_at: iso(r.nextAttemptAt) as string,
+    locked_until: iso(r.lockedUntil),
+    last_status: (r.lastStatus as number | null) ?? null,
+    last_error: (r.lastError as string | null) ?? null,
+    created_at: iso(r.createdAt) as string,
+    updated_at: iso(r.updatedAt) as string,
+    delivered_at: iso(r.deliveredAt),
+  };
+}
+
+export interface OutboxQuery {
+  limit: number;
+  status?: OutboxStatus;
+  orderId?: string;
+}
+
+/** Newest first. */
+export async function listOutbox(db: Knex | Knex.Transaction, q: OutboxQuery): Promise<OutboxView[]> {
+  const query = db('outbox').orderBy('id', 'desc').limit(q.limit);
+  if (q.status) query.where('status', q.status);
+  if (q.orderId) query.where('orderId', q.orderId);
+  return (await query).map(toOutboxView);
+}
+
+/**
+ * Makes a failed (or waiting) message due now. Attempts are kept, so a failed message gets one more attempt per
+ * retry. A claim in flight keeps its lock: the retry never lets a second worker send the same message meanwhile.
+ */
+export async function retryOutbound(trx: Knex.Transaction, id: string, now: Date): Promise<OutboxView> {
+  const row = await trx('outbox').where({ id }).forUpdate().first();
+  if (!row) throw notFound(`No outbox message ${id}.`, { id });
+  if (row.status === 'delivered') throw invalidRequest('Only failed or pending messages can be retried.');
+  const [updated] = await trx('outbox')
+    .where({ id })
+    .update({ status: 'pending', nextAttemptAt: now, updatedAt: now })
+    .returning('*');
+  return toOutboxView(updated);
+}

@@ -1,0 +1,48 @@
+import { quoteJourney, type FxRates, type QuoteResult } from '../pricing/price-journey';
+import type { Currency } from '../pricing/money';
+import type { PlaceInput } from '../geo/types';
+
+export const OFFER_TTL_MS = 30 * 60 * 1000;
+export const MIN_LEAD_TIME_MS = 24 * 60 * 60 * 1000;
+
+export type DeclineReason = 'partner_paused' | 'short_notice' | 'route_unknown' | 'no_vehicle' | 'below_min_rate';
+export type Decision = QuoteResult | { ok: false; reason: DeclineReason; message: string; hint?: Record<string, unknown> };
+
+export interface JourneyRequest {
+  pickup: PlaceInput;
+  dropoff: PlaceInput;
+  pickupAt: Date;
+  adults: number;
+  luggage: number;
+  /** Fleet codes; undefined = every vehicle. */
+  vehicleFilter?: readonly string[];
+  currency: Currency;
+}
+
+/**
+ * The one pricing brain for every channel (partners and the marketplace). Declines, in order: partner_paused,
+ * short_notice (against `now`), then the engine's route_unknown, no_vehicle, below_min_rate.
+ */
+export function decideJourney(req: JourneyRequest, ctx: { now: Date; fx: FxRates; paused?: boolean }): Decision {
+  if (ctx.paused) {
+    return { ok: false, reason: 'partner_paused', message: 'Quoting is paused on this account; contact the service operator.' };
+  }
+  if (req.pickupAt.getTime() < ctx.now.getTime() + MIN_LEAD_TIME_MS) {
+    const earliest = new Date(Math.ceil((ctx.now.getTime() + MIN_LEAD_TIME_MS) / 60_000) * 60_000).toISOString();
+    return {
+      ok: false,
+      reason: 'short_notice',
+      message: `Pickups must be booked at least 24 hours ahead; the earliest pickup we can accept now is ${earliest}.`,
+      hint: { earliest_pickup_datetime: earliest },
+    };
+  }
+  return quoteJourney({
+    pickup: req.pickup,
+    dropoff: req.dropoff,
+    adults: req.adults,
+    luggage: req.luggage,
+    vehicleFilter: req.vehicleFilter,
+    currency: req.currency,
+    fx: ctx.fx,
+  });
+}

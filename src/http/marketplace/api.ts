@@ -1,0 +1,62 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { AppError } from '../../shared/errors';
+import { SIGNATURE_HEADER, verifyMarketplaceSignature } from '../../shared/signing/marketplace-signature';
+import { openApiSurface, type Operation } from '../openapi-surface';
+import type { Deps } from '../../deps';
+import type { HandlerResult, RequestContext } from '../types';
+import { operations } from './operations';
+
+export const NOT_SUPPORTED = 'api method is not supported';
+
+/** The marketplace's error style: `{"status":"ERROR","error":"…"}`; a known path with another method is an unknown resource too. */
+export function marketplaceError(_ctx: RequestContext | undefined, err: AppError): HandlerResult {
+  const status = err.code === 'method_not_allowed' ? 404 : err.status;
+  return { status, body: { status: 'ERROR', error: err.message }, headers: err.headers };
+}
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
+
+/** The mount path of MARKETPLACE_IN_URL, e.g. "/marketplace". */
+export const marketplaceMountPath = (inUrl: string) => new URL(inUrl).pathname.replace(/\/$/, '') || '/';
+
+/**
+ * The surface the marketplace calls. Supplier calls are signed (PrivateKey over the URL as the marketplace
+ * addressed it — MARKETPLACE_IN_URL plus the path and query below it — the raw body bytes and the private key);
+ * callbacks carry the shared token. Both are checked before any handler runs; failures are 403.
+ */
+export function createMarketplaceSurface(deps: Deps) {
+  const { inUrl, privateKey, callbackToken } = deps.config.marketplace;
+  const mount = marketplaceMountPath(inUrl);
+  const addressedUrl = (ctx: RequestContext) => `${inUrl}${ctx.url.slice(mount === '/' ? 0 : mount.length)}`;
+  return openApiSurface(
+    {
+      name: 'marketplace',
+      contract: 'marketplace-inbound.yaml',
+      apiRoot: mount,
+      operations: operations as Record<string, Operation>,
+      async authenticate(ctx, scheme) {
+        if (scheme === 'privateKey') {
+          if (!privateKey) return false;
+          return verifyMarketplaceSignature(addressedUrl(ctx), ctx.rawBody, privateKey, ctx.headers[SIGNATURE_HEADER.toLowerCase()]).ok;
+        }
+        if (!callbackToken) return false;
+        if (scheme === 'callbackTokenHeader') {
+          const presented = ctx.headers['x-callback-token'];
+          return typeof presented === 'string' && sameSecret(presented, callbackToken);
+        }
+        if (scheme === 'callbackTokenQuery') {
+          const presented = new URL(ctx.url, 'http://x').searchParams.get('token');
+          return presented !== null && sameSecret(presented, callbackToken);
+        }
+        return false;
+      },
+      unauthorized: () => new AppError('forbidden', 403, 'forbidden'),
+      exactTrailingSlashes: true,
+      publicRouteMisses: true,
+      routeMissMessage: () => NOT_SUPPORTED,
+      errorResult: marketplaceError,
+    },
+    deps,
+  );
+}
