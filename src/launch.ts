@@ -1,0 +1,34 @@
+import type { Config } from './config/env';
+import { startServer, type RunningServer } from './server';
+import { ensureDemoPartner } from './domain/partners/demo-partner';
+import type { Logger } from './shared/logger';
+
+export interface Launched {
+  running: RunningServer;
+  /** What `npm start` prints: where the API is, the operator token, and on a first start the demo key and a curl. */
+  banner: string;
+  demoKey?: string;
+}
+
+/** Starts the service as `npm start` does: migrations, surfaces, and on an empty database a sandbox demo partner. */
+export async function launch(config: Config, logger: Logger): Promise<Launched> {
+  const running = await startServer({ config, logger });
+  const demo = await ensureDemoPartner(running.deps.db);
+  const base = config.publicBaseUrl;
+  const lines = [
+    '',
+    `Lanka Transfers API listening on port ${running.port} (${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`})`,
+    `  Transfers API: ${base}/transfers/v1   Operator API: ${base}/ops/v1   Marketplace: ${config.marketplace.inUrl}`,
+  ];
+  if (running.operatorTokenGenerated) lines.push(`  Operator token (generated, kept in ${config.dataDir}/operator-token): ${running.operatorToken}`);
+  else lines.push(`  Operator token: ${config.operatorToken ? 'from OPERATOR_TOKEN' : `in ${config.dataDir}/operator-token`}`);
+  if (demo) {
+    lines.push(
+      `  Demo partner "${demo.name}" (${demo.partner_id}) created with a sandbox key, shown this once:`,
+      `    ${demo.key}`,
+      '  Try it:',
+      `    curl -s ${base}/transfers/v1/ping -H "Authorization: Bearer ${demo.key}"`,
+    );
+  }
+  return { running, banner: `${lines.join('\n')}\n`, demoKey: demo?.key };
+}

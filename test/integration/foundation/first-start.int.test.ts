@@ -1,0 +1,45 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { launch } from '../../../src/launch';
+import { loadConfig } from '../../../src/config/env';
+import { makeLogger } from '../../../src/shared/logger';
+
+/** `npm start` on a fresh clone: the embedded database under DATA_DIR, no configuration at all. */
+describe("A newcomer's first start", () => {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lanka-first-start-'));
+  afterAll(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+
+  it('when started on an empty data dir, then it prints a demo key and a curl that works; a restart keeps both', async () => {
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'silent' });
+    const first = await launch(config, makeLogger('silent'));
+    let secondBanner = '';
+    try {
+      expect(first.banner).toContain('Operator token (generated');
+      expect(first.demoKey).toMatch(/^svc_sk_test_[a-z0-9]{12}_[A-Za-z0-9]{40}$/);
+      const curl = first.banner.split('\n').find((l) => l.trim().startsWith('curl -s'))!.trim();
+      // The printed curl names PUBLIC_BASE_URL (localhost:0 here): aim it at the port the test server got.
+      const runnable = curl.replace('http://localhost:0', first.running.url);
+      const args = runnable.match(/"[^"]*"|\S+/g)!.slice(1).map((a) => a.replace(/^"|"$/g, ''));
+      // Asynchronously: the server answering curl lives in this very process.
+      const { stdout } = await promisify(execFile)('curl', args, { encoding: 'utf8' });
+      expect(JSON.parse(stdout)).toMatchObject({ env: 'sandbox', ok: true, partner: 'Demo Travel' });
+      expect(fs.readFileSync(path.join(dataDir, 'operator-token'), 'utf8').trim()).toBe(first.running.operatorToken);
+    } finally {
+      await first.running.stop();
+    }
+    const second = await launch(config, makeLogger('silent'));
+    try {
+      secondBanner = second.banner;
+      expect(second.demoKey).toBeUndefined();
+      expect(second.running.operatorToken).toBe(first.running.operatorToken);
+      const ping = await fetch(`${second.running.url}/transfers/v1/ping`, { headers: { Authorization: `Bearer ${first.demoKey}` } });
+      expect(ping.status).toBe(200);
+    } finally {
+      await second.running.stop();
+    }
+    expect(secondBanner).not.toContain('svc_sk_test_');
+  });
+});
