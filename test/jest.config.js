@@ -11,7 +11,8 @@ const base = {
     '^.+\\.ts$': ['ts-jest', { tsconfig: path.join(root, 'tsconfig.json') }],
     '^.+\\.m?js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022', isolatedModules: true } }],
   },
-  transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
+  // Also when nested (pact keeps its own https-proxy-agent@9 and agent-base@9 while openapi-typescript hoists @7).
+  transformIgnorePatterns: [`/node_modules/(?!(?:.*/node_modules/)?(${esmOnly.join('|')})/)`],
 };
 module.exports = {
   rootDir: root,

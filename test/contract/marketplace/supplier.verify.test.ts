@@ -1,0 +1,146 @@
+import net from 'node:net';
+import path from 'node:path';
+import type { RequestHandler } from 'express';
+import { Verifier } from '@pact-foundation/pact';
+import { SIGNATURE_HEADER, signMarketplaceRequest } from '../../../src/shared/signing/marketplace-signature';
+import { startTestApp, type TestApp } from '../../support/test-app';
+import { MARKETPLACE_ENV } from '../../support/marketplace';
+import { startMarketplaceSim, type RunningMarketplaceSim } from '../../../simulators/marketplace/app';
+import { MarketplaceDriver, type SupplierOrder, type Vehicle } from '../../../simulators/marketplace/driver';
+import type { Order } from '../../../simulators/marketplace/contract';
+
+const PACT = path.resolve(__dirname, '../../../contracts/pacts/Marketplace-SupplierApi.json');
+const { MARKETPLACE_USER_ID: USER_ID, MARKETPLACE_PRIVATE_KEY: KEY, MARKETPLACE_CALLBACK_TOKEN: TOKEN } = MARKETPLACE_ENV;
+const SEARCH = { from: { iata: 'CMB' }, to: { name: 'Jetwing Lighthouse, Galle' }, date: '2026-12-01 09:30:00', adults: 2, children: 0, luggage: 2 };
+
+/** A port free right now: the service must know its own address (MARKETPLACE_IN_URL, which is signed) before it starts. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** The bytes the Pact proxy forwards: its body parser turns JSON into an object and re-serialises it. */
+function forwardedBody(body: unknown): Buffer {
+  if (Buffer.isBuffer(body)) return body;
+  if (body && typeof body === 'object') return Buffer.from(JSON.stringify(body));
+  return Buffer.alloc(0);
+}
+
+describe('SupplierApi honours the Marketplace pact', () => {
+  let app: TestApp;
+  let mp: RunningMarketplaceSim;
+  let inUrl: string;
+  let driver: MarketplaceDriver;
+
+  beforeAll(async () => {
+    // The service re-fetches orders from the simulator over HTTP (this project loads no interceptor).
+    mp = await startMarketplaceSim({ userId: USER_ID, privateKey: KEY });
+    for (let attempt = 1; !app; attempt += 1) {
+      const port = await freePort();
+      inUrl = `http://127.0.0.1:${port}/marketplace`;
+      try {
+        app = await startTestApp({ env: { ...MARKETPLACE_ENV, PORT: String(port), MARKETPLACE_IN_URL: inUrl, MARKETPLACE_URL: mp.url }, outboxWorker: false });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== 'EADDRINUSE' || attempt >= 5) throw e;
+      }
+    }
+    mp.sim.setSupplier({ inUrl, callbackToken: TOKEN });
+    driver = new MarketplaceDriver({ inUrl, privateKey: KEY, callbackToken: TOKEN });
+  });
+  afterAll(async () => {
+    await app?.close();
+    await mp?.stop();
+  });
+
+  async function lockedVehicle(code: string): Promise<Vehicle> {
+    const r = await driver.search(SEARCH);
+    const v = r.status === 200 && 'vehicles' in r.body! ? r.body.vehicles.find((x) => x.vehicle_id === code) : undefined;
+    if (!v) throw new Error(`state setup: no ${code} in the search answer (${r.status} ${r.text})`);
+    return v;
+  }
+
+  async function confirmedOrder(params: unknown): Promise<undefined> {
+    const { order_id: orderId } = params as { order_id: string };
+    const v = await lockedVehicle('standard_car');
+    const order: SupplierOrder = { order_id: orderId, price_mark: v.price_mark, vehicle_id: v.vehicle_id, price: v.price, currency: 'EUR', ...SEARCH, customer: { name: 'Anna Schmidt' } };
+    const r = await driver.book(order);
+    if ((r.body as { order_state?: string } | undefined)?.order_state !== 'confirmed') throw new Error(`state setup: order ${orderId} not confirmed (${r.status} ${r.text})`);
+    return undefined;
+  }
+
+  const servedOrder = (orderId: string): Order => ({
+    order_id: orderId,
+    state: 'new',
+    vehicle_id: 'standard_van',
+    date: '2026-12-02 07:00:00',
+    from: { name: 'Kandy' },
+    to: { iata: 'CMB' },
+    adults: 4,
+    children: 1,
+    luggage: 4,
+    price: '150.00',
+    currency: 'EUR',
+    meeting_type: 'MG',
+    customer: { name: 'Anna Schmidt', phone: '+491701234567' },
+  });
+
+  it('when the service runs on a real database, then every interaction verifies, signed over the URL it is called at', async () => {
+    // Adds the signature — over the URL the Verifier calls and the bytes it forwards — and nothing else.
+    const requestFilter: RequestHandler = (req, _res, next) => {
+      const header = SIGNATURE_HEADER.toLowerCase();
+      if (req.headers[header] !== undefined) req.headers[header] = signMarketplaceRequest(`${inUrl}${req.originalUrl}`, forwardedBody(req.body), KEY);
+      next();
+    };
+    await new Verifier({
+      provider: 'SupplierApi',
+      providerBaseUrl: inUrl,
+      pactUrls: [PACT],
+      requestFilter,
+      stateHandlers: {
+        'a locked price mark for standard_car': async () => {
+          const v = await lockedVehicle('standard_car');
+          return { price_mark: v.price_mark, price: v.price };
+        },
+        'a confirmed order INT-1': confirmedOrder,
+        'a confirmed order INT-3': confirmedOrder,
+        'a confirmed order INT-4': confirmedOrder,
+        'the marketplace serves order INT-2': async (params: unknown) => {
+          mp.sim.seedOrder(servedOrder((params as { order_id: string }).order_id));
+          return undefined;
+        },
+        'the marketplace serves a change to confirmed order INT-6': async (params: unknown) => {
+          const { order_id: orderId } = params as { order_id: string };
+          const created = await mp.sim.callback({ type: 'new', order: servedOrder(orderId) });
+          if (created.body && (created.body as { order_state?: string }).order_state !== 'confirmed') throw new Error(`state setup: ${created.status} ${created.text}`);
+          mp.sim.seedOrder({ ...servedOrder(orderId), state: 'changed', date: '2026-12-02 08:30:00', flight_number: 'QR662' });
+          return undefined;
+        },
+      },
+      logLevel: 'warn',
+    }).verifyProvider();
+
+    const orders = await app.db('marketplace_orders').whereIn('orderId', ['INT-1', 'INT-2', 'INT-3', 'INT-4', 'INT-6', 'INT-10', 'INT-11']);
+    expect(orders.map((o: { orderId: string; state: string }) => [o.orderId, o.state]).sort()).toEqual([
+      ['INT-1', 'cancelled'],
+      ['INT-10', 'confirmed'],
+      ['INT-11', 'declined'],
+      ['INT-2', 'confirmed'],
+      ['INT-3', 'confirmed'],
+      ['INT-4', 'confirmed'],
+      ['INT-6', 'confirmed'],
+    ]);
+    // Both callbacks were answered from the simulator's order, re-fetched with a valid signature.
+    const refetches = mp.sim.state.calls.filter((c) => c.operation === 'getOrder');
+    expect(refetches.map((c) => [c.path, c.signature_ok, c.status]).sort()).toEqual([
+      [`/apiin/${USER_ID}/booking/INT-2/`, true, 200],
+      [`/apiin/${USER_ID}/booking/INT-6/`, true, 200],
+      [`/apiin/${USER_ID}/booking/INT-6/`, true, 200],
+    ]);
+  });
+});
