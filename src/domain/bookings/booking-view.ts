@@ -28,6 +28,16 @@ export interface BookingRow {
   cancelledAt: Date | null;
 }
 
+type WirePlace = BookingRow['pickup'];
+/** jsonb does not keep key order: rebuild nested objects so a booking reads the same bytes as it was created. */
+const place = (p: WirePlace): WirePlace => ({ name: p.name, ...(p.iata ? { iata: p.iata } : {}), lat: p.lat, lon: p.lon });
+const person = (p: BookingRow['passenger']): BookingRow['passenger'] => ({
+  first_name: p.first_name,
+  last_name: p.last_name,
+  ...(p.email !== undefined ? { email: p.email } : {}),
+  ...(p.phone !== undefined ? { phone: p.phone } : {}),
+});
+
 /** The booking record as partners see it, `env` included (idempotent replays store these exact bytes). */
 export function bookingView(b: BookingRow) {
   return {
@@ -41,14 +51,14 @@ export function bookingView(b: BookingRow) {
     emergency_phone: b.emergencyPhone,
     quote_id: b.quoteId,
     offer_id: b.offerId,
-    pickup: b.pickup,
-    dropoff: b.dropoff,
+    pickup: place(b.pickup),
+    dropoff: place(b.dropoff),
     pickup_datetime: b.pickupDatetime,
     journey_type: b.journeyType,
     vehicle_code: b.vehicleCode,
     vehicle: b.vehicleName,
     passengers: { adults: b.adults, luggage: b.luggage },
-    passenger: b.passenger,
+    passenger: person(b.passenger),
     flight_number: b.flightNumber,
     created_at: b.createdAt.toISOString(),
     cancelled_at: b.cancelledAt ? b.cancelledAt.toISOString() : null,

@@ -208,7 +208,7 @@ describe('Booking an offer', () => {
     const created = await book(bookingBody(quote.quote_id, offer.offer_id));
     const read = await call('GET', `/transfers/v1/bookings/${created.body.booking_ref}`, { key: partner.testKey });
     expect(read.status).toBe(200);
-    expect(read.body).toEqual(created.body);
+    expect(read.text).toBe(created.text);
     expect(read.body).toMatchObject({
       pickup: { iata: 'CMB', name: expect.any(String) },
       dropoff: { name: 'Colombo' },
