@@ -8,6 +8,7 @@ import { MARKETPLACE_ENV } from '../../support/marketplace';
 import { startMarketplaceSim, type RunningMarketplaceSim } from '../../../simulators/marketplace/app';
 import { MarketplaceDriver, type SupplierOrder, type Vehicle } from '../../../simulators/marketplace/driver';
 import type { Order } from '../../../simulators/marketplace/contract';
+import { sampleMarketplaceOrder } from '../../../harness/fixtures/marketplace-orders';
 
 const PACT = path.resolve(__dirname, '../../../contracts/pacts/Marketplace-SupplierApi.json');
 const { MARKETPLACE_USER_ID: USER_ID, MARKETPLACE_PRIVATE_KEY: KEY, MARKETPLACE_CALLBACK_TOKEN: TOKEN } = MARKETPLACE_ENV;
@@ -74,21 +75,8 @@ describe('SupplierApi honours the Marketplace pact', () => {
     return undefined;
   }
 
-  const servedOrder = (orderId: string): Order => ({
-    order_id: orderId,
-    state: 'new',
-    vehicle_id: 'standard_van',
-    date: '2026-12-02 07:00:00',
-    from: { name: 'Kandy' },
-    to: { iata: 'CMB' },
-    adults: 4,
-    children: 1,
-    luggage: 4,
-    price: '150.00',
-    currency: 'EUR',
-    meeting_type: 'MG',
-    customer: { name: 'Anna Schmidt', phone: '+491701234567' },
-  });
+  const servedOrder = (orderId: string) => sampleMarketplaceOrder(orderId) as Order;
+
 
   it('when the service runs on a real database, then every interaction verifies, signed over the URL it is called at', async () => {
     // Adds the signature — over the URL the Verifier calls and the bytes it forwards — and nothing else.

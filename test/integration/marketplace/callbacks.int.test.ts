@@ -7,6 +7,7 @@ import { ManualClock } from '../../../src/shared/clock';
 import { verifyMarketplaceSignature } from '../../../src/shared/signing/marketplace-signature';
 import { HttpMarketplaceClient } from '../../../src/adapters/marketplace/http-marketplace-client';
 import { deliverDueOnce } from '../../../src/domain/outbox/worker';
+import { sampleMarketplaceOrder } from '../../../harness/fixtures/marketplace-orders';
 
 const NOW = '2026-11-21T08:00:00Z';
 const MP = `${MARKETPLACE_ENV.MARKETPLACE_URL}/apiin/${MARKETPLACE_ENV.MARKETPLACE_USER_ID}`;
@@ -37,22 +38,7 @@ const server = setupServer(
 let seq = 0;
 function marketplaceOrder(over: Record<string, unknown> = {}) {
   seq += 1;
-  return {
-    order_id: `INT-CB-${seq}`,
-    state: 'new',
-    vehicle_id: 'standard_van',
-    date: '2026-12-02 07:00:00',
-    from: { name: 'Kandy' },
-    to: { iata: 'CMB' },
-    adults: 4,
-    children: 1,
-    luggage: 4,
-    price: '150.00',
-    currency: 'EUR',
-    meeting_type: 'MG',
-    customer: { name: 'Anna Schmidt', phone: '+491701234567' },
-    ...over,
-  };
+  return sampleMarketplaceOrder(`INT-CB-${seq}`, over);
 }
 
 describe('Marketplace order callbacks', () => {

@@ -10,6 +10,7 @@ import { deliverDueOnce } from '../../../src/domain/outbox/worker';
 import { startMarketplaceSim, type RunningMarketplaceSim } from '../../../simulators/marketplace/app';
 import { marketplaceHandlers } from '../../../simulators/marketplace/handlers';
 import { MarketplaceSimState, type RecordedCall } from '../../../simulators/marketplace/state';
+import { sampleMarketplaceOrder } from '../../../harness/fixtures/marketplace-orders';
 
 const NOW = '2026-11-21T08:00:00Z';
 const { MARKETPLACE_USER_ID: USER_ID, MARKETPLACE_PRIVATE_KEY: KEY, MARKETPLACE_CALLBACK_TOKEN: TOKEN, MARKETPLACE_IN_URL: IN_URL } = MARKETPLACE_ENV;
@@ -17,21 +18,11 @@ const SEARCH = { from: { iata: 'CMB' }, to: { name: 'Jetwing Lighthouse, Galle' 
 
 let seq = 0;
 const nextId = () => `INT-SIM-${++seq}`;
-const order = (over: Record<string, unknown> = {}) => ({
-  order_id: nextId(),
-  vehicle_id: 'standard_van',
-  date: '2026-12-02 07:00:00',
-  from: { name: 'Kandy' },
-  to: { iata: 'CMB' },
-  adults: 4,
-  children: 1,
-  luggage: 4,
-  price: '150.00',
-  currency: 'EUR',
-  meeting_type: 'MG',
-  customer: { name: 'Anna Schmidt', phone: '+491701234567' },
-  ...over,
-});
+// The simulator assigns state itself when it creates an order.
+const order = (over: Record<string, unknown> = {}) => {
+  const { state: _state, ...o } = sampleMarketplaceOrder(nextId(), over);
+  return o;
+};
 
 describe('Marketplace simulator over HTTP against the service', () => {
   let app: TestApp;
