@@ -99,8 +99,8 @@ export async function authenticateKey(trx: Knex.Transaction, presented: string |
   const row = (await trx('api_keys as k')
     .join('partners as p', 'p.partner_id', 'k.partner_id')
     .where('k.key_id', parsed.keyId)
-    .first('k.key_id', 'k.env', 'k.secret_hash', 'k.revoked_at', 'k.last_used_at', 'p.partner_id', 'p.name', 'p.currency', 'p.paused')) as
-    | { keyId: string; env: Env; secretHash: string; revokedAt: Date | null; lastUsedAt: Date | null; partnerId: string; name: string; currency: Authenticated['currency']; paused: boolean }
+    .first('k.key_id', 'k.env', 'k.secret_hash', 'k.revoked_at', 'k.last_used_at', 'p.partner_id', 'p.name', 'p.currency', 'p.paused', 'p.sandbox_paused')) as
+    | { keyId: string; env: Env; secretHash: string; revokedAt: Date | null; lastUsedAt: Date | null; partnerId: string; name: string; currency: Authenticated['currency']; paused: boolean; sandboxPaused: boolean }
     | undefined;
   const expected = Buffer.from(row?.secretHash ?? DUMMY_HASH, 'hex');
   const actual = Buffer.from(hashSecret(parsed.secret), 'hex');
@@ -109,5 +109,7 @@ export async function authenticateKey(trx: Knex.Transaction, presented: string |
   if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
     await trx('api_keys').where('key_id', row.keyId).update({ lastUsedAt: now });
   }
-  return { partnerId: row.partnerId, name: row.name, currency: row.currency, paused: row.paused, keyId: row.keyId, env: row.env };
+  // Quoting is paused by an operator (both environments) or, in sandbox, by the partner's own test helper.
+  const paused = row.paused || (row.env === 'sandbox' && row.sandboxPaused);
+  return { partnerId: row.partnerId, name: row.name, currency: row.currency, paused, keyId: row.keyId, env: row.env };
 }

@@ -132,6 +132,25 @@ describe('Quoting over the API', () => {
     expect((await quote(journey())).body.declined).toBeNull();
   });
 
+  it('when a sandbox key pauses its sandbox, then sandbox quotes decline partner_paused and production is untouched', async () => {
+    const paused = await call('POST', '/transfers/v1/test_helpers/account/pause', { key: partner.testKey });
+    expect(paused.body).toEqual({ env: 'sandbox', paused: true });
+    try {
+      expect((await quote(journey())).body.declined.reason).toBe('partner_paused');
+      expect((await quote(journey(), partner.liveKey)).body.declined).toBeNull();
+      expect((await call('POST', '/transfers/v1/test_helpers/account/pause', { key: partner.liveKey })).status).toBe(404);
+    } finally {
+      const resumed = await call('POST', '/transfers/v1/test_helpers/account/resume', { key: partner.testKey });
+      expect(resumed.body).toEqual({ env: 'sandbox', paused: false });
+    }
+    expect((await quote(journey())).body.declined).toBeNull();
+    // The helper cannot lift an operator's pause.
+    await ops.call('POST', `/partners/${partner.partner_id}/pause`);
+    const stillPaused = await call('POST', '/transfers/v1/test_helpers/account/resume', { key: partner.testKey });
+    expect(stillPaused.body.paused).toBe(true);
+    await ops.call('POST', `/partners/${partner.partner_id}/resume`);
+  });
+
   it('when vehicle codes are sent, then mapped codes filter and label offers, and unknown codes are ignored', async () => {
     const p = await ops.partnerWithKeys('Vocab Travel');
     await ops.call('PUT', `/partners/${p.partner_id}/vehicle-codes/SDN`, { body: { vehicle: 'standard_car' } });

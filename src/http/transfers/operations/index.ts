@@ -4,6 +4,7 @@ import { createBooking } from './create-booking';
 import { getBooking } from './get-booking';
 import { cancelBooking } from './cancel-booking';
 import { expireOffer } from './expire-offer';
+import { pauseSandboxAccount, resumeSandboxAccount } from './sandbox-account';
 
 /** operationId → handler. A test checks these keys equal the contract's operations. */
 export const operations = {
@@ -13,4 +14,6 @@ export const operations = {
   getBooking,
   cancelBooking,
   expireOffer,
+  pauseSandboxAccount,
+  resumeSandboxAccount,
 };
