@@ -1,0 +1,256 @@
+import { randomUUID } from 'node:crypto';
+import createClient from 'openapi-fetch';
+import type { components, paths } from '../../src/generated/transfers-v1';
+
+type Schemas = components['schemas'];
+export type Ping = Schemas['Ping'];
+export type QuoteRequest = Schemas['QuoteRequest'];
+export type QuoteResponse = Schemas['QuoteResponse'];
+export type Offer = Schemas['Offer'];
+export type BookingRequest = Schemas['BookingRequest'];
+export type Booking = Schemas['Booking'];
+export type ExpiredOffer = Schemas['ExpiredOffer'];
+export type SandboxAccount = Schemas['SandboxAccount'];
+export type ErrorEnvelope = Schemas['Error'];
+export type ErrorCode = ErrorEnvelope['error']['code'];
+
+/** What openapi-fetch calls: globalThis.fetch fits, and so does any wrapper of it. */
+export type FetchLike = (input: Request) => Promise<Response>;
+
+export interface PartnerClientOptions {
+  /** The service root (http://localhost:3000) or the API root (…/transfers/v1). */
+  baseUrl: string;
+  apiKey: string;
+  fetch?: FetchLike;
+  /** Per-request timeout; a timed-out request counts as a network error. Default 30 s. */
+  timeoutMs?: number;
+}
+
+/** One HTTP exchange as the partner saw it. `data` is set on 2xx, `error` on an error envelope. */
+export interface ApiResult<T> {
+  method: string;
+  path: string;
+  status: number;
+  headers: Headers;
+  requestId: string | null;
+  body: T | ErrorEnvelope | undefined;
+  data?: T;
+  error?: ErrorEnvelope['error'];
+}
+
+export interface BookingOptions {
+  idempotencyKey?: string;
+}
+
+export interface PartnerClient {
+  readonly baseUrl: string;
+  ping(): Promise<ApiResult<Ping>>;
+  createQuote(body: QuoteRequest): Promise<ApiResult<QuoteResponse>>;
+  createBooking(body: BookingRequest, opts?: BookingOptions): Promise<ApiResult<Booking>>;
+  getBooking(bookingRef: string): Promise<ApiResult<Booking>>;
+  cancelBooking(bookingRef: string): Promise<ApiResult<Booking>>;
+  /** Sandbox only: make an offer expire now. */
+  expireOffer(offerId: string): Promise<ApiResult<ExpiredOffer>>;
+  /** Sandbox only: sandbox quotes decline partner_paused until resumed. */
+  pauseSandbox(): Promise<ApiResult<SandboxAccount>>;
+  resumeSandbox(): Promise<ApiResult<SandboxAccount>>;
+}
+
+export const API_ROOT = '/transfers/v1';
+
+export function apiBaseUrl(baseUrl: string): string {
+  const trimmed = baseUrl.replace(/\/+$/, '');
+  return trimmed.endsWith(API_ROOT) ? trimmed : `${trimmed}${API_ROOT}`;
+}
+
+export function isErrorEnvelope(body: unknown): body is ErrorEnvelope {
+  return !!body && typeof body === 'object' && 'error' in body && !!(body as { error: unknown }).error && typeof (body as { error: unknown }).error === 'object';
+}
+
+/**
+ * The plain client: one request per call, every HTTP status returned as data (never thrown). Network errors and
+ * timeouts are thrown as they come from fetch. Use `retrying()` for the behaviour a partner integration should have.
+ */
+export function createPartnerClient(opts: PartnerClientOptions): PartnerClient {
+  const base = apiBaseUrl(opts.baseUrl);
+  const timeoutMs = opts.timeoutMs ?? 30_000;
+  const api = createClient<paths>({
+    baseUrl: base,
+    headers: { Authorization: `Bearer ${opts.apiKey}`, Accept: 'application/json' },
+    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  });
+  const signal = () => AbortSignal.timeout(timeoutMs);
+
+  function result<T>(method: string, path: string, r: { data?: unknown; error?: unknown; response: Response }): ApiResult<T> {
+    const body = (r.response.ok ? r.data : r.error) as T | ErrorEnvelope | undefined;
+    return {
+      method,
+      path: `${API_ROOT}${path}`,
+      status: r.response.status,
+      headers: r.response.headers,
+      requestId: r.response.headers.get('x-request-id'),
+      body,
+      data: r.response.ok ? (r.data as T) : undefined,
+      error: isErrorEnvelope(body) ? body.error : undefined,
+    };
+  }
+
+  return {
+    baseUrl: base,
+    async ping() {
+      return result<Ping>('GET', '/ping', await api.GET('/ping', { signal: signal() }));
+    },
+    async createQuote(body) {
+      return result<QuoteResponse>('POST', '/quotes', await api.POST('/quotes', { body, signal: signal() }));
+    },
+    async createBooking(body, o = {}) {
+      const header = o.idempotencyKey ? { 'Idempotency-Key': o.idempotencyKey } : {};
+      return result<Booking>('POST', '/bookings', await api.POST('/bookings', { body, params: { header }, signal: signal() }));
+    },
+    async getBooking(bookingRef) {
+      const r = await api.GET('/bookings/{booking_ref}', { params: { path: { booking_ref: bookingRef } }, signal: signal() });
+      return result<Booking>('GET', `/bookings/${encodeURIComponent(bookingRef)}`, r);
+    },
+    async cancelBooking(bookingRef) {
+      const r = await api.POST('/bookings/{booking_ref}/cancel', { params: { path: { booking_ref: bookingRef } }, signal: signal() });
+      return result<Booking>('POST', `/bookings/${encodeURIComponent(bookingRef)}/cancel`, r);
+    },
+    async expireOffer(offerId) {
+      const r = await api.POST('/test_helpers/offers/{offer_id}/expire', { params: { path: { offer_id: offerId } }, signal: signal() });
+      return result<ExpiredOffer>('POST', `/test_helpers/offers/${encodeURIComponent(offerId)}/expire`, r);
+    },
+    async pauseSandbox() {
+      return result<SandboxAccount>('POST', '/test_helpers/account/pause', await api.POST('/test_helpers/account/pause', { signal: signal() }));
+    },
+    async resumeSandbox() {
+      return result<SandboxAccount>('POST', '/test_helpers/account/resume', await api.POST('/test_helpers/account/resume', { signal: signal() }));
+    },
+  };
+}
+
+/** A 401: the key is missing, malformed, unknown or revoked. Retrying cannot help; the key must change. */
+export class AuthError extends Error {
+  override readonly name = 'AuthError';
+  readonly status = 401;
+  constructor(
+    readonly result: ApiResult<unknown>,
+  ) {
+    super(`${result.method} ${result.path} was refused with 401 ${result.error?.code ?? 'unauthorized'}: ${result.error?.message ?? 'no message'} (request ${result.requestId ?? 'without id'})`);
+  }
+  get requestId() {
+    return this.result.requestId;
+  }
+}
+
+export interface RetryPolicy {
+  /** Attempts in all, the first included. Default 4. */
+  maxAttempts?: number;
+  /** First backoff; doubles each retry. Default 250 ms. */
+  baseDelayMs?: number;
+  /** No single wait is longer; a Retry-After above it ends the retries (the server asked for more patience than we have). Default 10 s. */
+  maxDelayMs?: number;
+  /** Up to this fraction is added at random to each backoff so that many clients do not retry in step. Default 0.1. */
+  jitter?: number;
+  sleep?: (ms: number) => Promise<void>;
+  random?: () => number;
+  onRetry?: (info: RetryInfo) => void;
+}
+
+export interface RetryInfo {
+  attempt: number;
+  delayMs: number;
+  reason: 'service_unavailable' | 'in_progress' | 'network';
+  status: number | null;
+  requestId: string | null;
+}
+
+export type RetriedResult<T> = ApiResult<T> & { attempts: number; delaysMs: number[] };
+
+const defaultSleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** Seconds or an HTTP date; undefined when absent or unreadable. */
+export function retryAfterMs(headers: Headers, now = Date.now()): number | undefined {
+  const v = headers.get('retry-after');
+  if (v === null || v.trim() === '') return undefined;
+  if (/^\d+$/.test(v.trim())) return Number(v.trim()) * 1000;
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+function isNetworkError(err: unknown): boolean {
+  if (err instanceof AuthError) return false;
+  const { name, message } = (err ?? {}) as { name?: string; message?: string };
+  // undici reports refused/reset connections as TypeError('fetch failed'), AbortSignal.timeout as TimeoutError.
+  // Matched by name, not instanceof: the error may come from another realm (e.g. under jest).
+  return (name === 'TypeError' && message === 'fetch failed') || name === 'TimeoutError' || name === 'AbortError';
+}
+
+/**
+ * Runs `call` the way a partner should: 503 and network errors are retried with exponential backoff (never sooner
+ * than Retry-After), a 409 idempotency_conflict with details.reason 'in_progress' is retried (the caller's closure
+ * re-sends the same Idempotency-Key), 401 throws AuthError, and every other status is returned as is.
+ */
+export async function withRetry<T>(call: () => Promise<ApiResult<T>>, policy: RetryPolicy = {}): Promise<RetriedResult<T>> {
+  const maxAttempts = Math.max(1, policy.maxAttempts ?? 4);
+  const base = policy.baseDelayMs ?? 250;
+  const maxDelay = policy.maxDelayMs ?? 10_000;
+  const jitter = policy.jitter ?? 0.1;
+  const sleep = policy.sleep ?? defaultSleep;
+  const random = policy.random ?? Math.random;
+  const delaysMs: number[] = [];
+
+  for (let attempt = 1; ; attempt++) {
+    let res: ApiResult<T> | undefined;
+    let reason: RetryInfo['reason'] | undefined;
+    try {
+      res = await call();
+    } catch (err) {
+      if (!isNetworkError(err) || attempt >= maxAttempts) throw err;
+      reason = 'network';
+    }
+    if (res) {
+      if (res.status === 401) throw new AuthError(res);
+      if (res.status === 503) reason = 'service_unavailable';
+      else if (res.status === 409 && res.error?.code === 'idempotency_conflict' && res.error.details?.reason === 'in_progress') reason = 'in_progress';
+      else return { ...res, attempts: attempt, delaysMs };
+      if (attempt >= maxAttempts) return { ...res, attempts: attempt, delaysMs };
+    }
+    const backoff = Math.min(maxDelay, base * 2 ** (attempt - 1)) * (1 + random() * jitter);
+    const asked = res ? retryAfterMs(res.headers) : undefined;
+    if (asked !== undefined && asked > maxDelay && res) return { ...res, attempts: attempt, delaysMs };
+    const delayMs = Math.round(Math.min(maxDelay, Math.max(backoff, asked ?? 0)));
+    delaysMs.push(delayMs);
+    policy.onRetry?.({ attempt, delayMs, reason: reason!, status: res?.status ?? null, requestId: res?.requestId ?? null });
+    await sleep(delayMs);
+  }
+}
+
+export interface RetryingPartnerClient {
+  readonly baseUrl: string;
+  ping(): Promise<RetriedResult<Ping>>;
+  createQuote(body: QuoteRequest): Promise<RetriedResult<QuoteResponse>>;
+  /** Without an Idempotency-Key one is generated, so that a retried booking can never book twice. */
+  createBooking(body: BookingRequest, opts?: BookingOptions): Promise<RetriedResult<Booking>>;
+  getBooking(bookingRef: string): Promise<RetriedResult<Booking>>;
+  cancelBooking(bookingRef: string): Promise<RetriedResult<Booking>>;
+  expireOffer(offerId: string): Promise<RetriedResult<ExpiredOffer>>;
+  pauseSandbox(): Promise<RetriedResult<SandboxAccount>>;
+  resumeSandbox(): Promise<RetriedResult<SandboxAccount>>;
+}
+
+export function retrying(client: PartnerClient, policy: RetryPolicy = {}): RetryingPartnerClient {
+  return {
+    baseUrl: client.baseUrl,
+    ping: () => withRetry(() => client.ping(), policy),
+    createQuote: (body) => withRetry(() => client.createQuote(body), policy),
+    createBooking: (body, opts = {}) => {
+      const idempotencyKey = opts.idempotencyKey ?? randomUUID();
+      return withRetry(() => client.createBooking(body, { idempotencyKey }), policy);
+    },
+    getBooking: (ref) => withRetry(() => client.getBooking(ref), policy),
+    cancelBooking: (ref) => withRetry(() => client.cancelBooking(ref), policy),
+    expireOffer: (id) => withRetry(() => client.expireOffer(id), policy),
+    pauseSandbox: () => withRetry(() => client.pauseSandbox(), policy),
+    resumeSandbox: () => withRetry(() => client.resumeSandbox(), policy),
+  };
+}

@@ -1,0 +1,148 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startTestApp, type TestApp } from '../../support/test-app';
+import { operator } from '../../support/fixtures';
+import { certify, LiveKeyRefusedError, main, renderHtml, type Report } from '../../../simulators/partner/certify';
+
+const REQUIREMENTS = [
+  'ping.sandbox',
+  'quote.offers',
+  'decline.short_notice',
+  'decline.route_unknown',
+  'decline.no_vehicle',
+  'decline.below_min_rate',
+  'decline.partner_paused',
+  'booking.create',
+  'booking.idempotent_replay',
+  'booking.idempotency_conflict',
+  'booking.offer_consumed',
+  'booking.partner_reference_reuse',
+  'offer.expired',
+  'booking.read',
+  'booking.cancel',
+  'booking.cancel_repeat',
+  'auth.unauthorized',
+  'retry.503_backoff',
+  'retry.4xx_not_retried',
+  'retry.in_progress_same_key',
+  'retry.network_error',
+];
+
+describe('Partner certification against the service', () => {
+  let app: TestApp;
+  let ops: ReturnType<typeof operator>;
+  let partner: Awaited<ReturnType<ReturnType<typeof operator>['partnerWithKeys']>>;
+  let out: string;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    ops = operator(app.url);
+    partner = await ops.partnerWithKeys('Certifying Agency');
+  });
+  afterAll(() => app.close());
+  beforeEach(() => {
+    out = fs.mkdtempSync(path.join(os.tmpdir(), 'certify-'));
+  });
+  afterEach(() => fs.rmSync(out, { recursive: true, force: true }));
+
+  const statuses = (report: Report) => Object.fromEntries(report.requirements.map((r) => [r.id, r.status]));
+
+  it('when a sandbox key is certified, then every requirement passes (partner_paused through the sandbox pause helper) and both reports are written', async () => {
+    const progress: string[] = [];
+    const report = await certify({ baseUrl: app.url, key: partner.testKey, outDir: out, onProgress: (l) => progress.push(l) });
+
+    expect(report.requirements.map((r) => r.id)).toEqual(REQUIREMENTS);
+    const failed = report.requirements.filter((r) => r.status === 'fail').map((r) => `${r.id}: ${r.detail}`);
+    expect(failed).toEqual([]);
+    expect(statuses(report)).toEqual(Object.fromEntries(REQUIREMENTS.map((id) => [id, 'pass'])));
+    const paused = report.requirements.find((r) => r.id === 'decline.partner_paused')!;
+    expect(paused.evidence.map((e) => `${e.method} ${e.path} ${e.status}`)).toEqual([
+      'POST /transfers/v1/test_helpers/account/pause 200',
+      'POST /transfers/v1/quotes 200',
+      'POST /transfers/v1/test_helpers/account/resume 200',
+    ]);
+    // The helper resumed the sandbox: the partner quotes normally again.
+    const after = await fetch(`${app.url}/transfers/v1/quotes`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${partner.testKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: '2026-12-01T09:30:00+05:30', passengers: { adults: 1 } }),
+    });
+    expect(((await after.json()) as { declined: unknown }).declined).toBeNull();
+    expect(report).toMatchObject({ result: 'passed', env: 'sandbox', summary: { total: 21, passed: 21, failed: 0, skipped: 0 } });
+    expect(report.key).not.toContain(partner.testKey.split('_').pop());
+    expect(progress.filter((l) => /^\s+\d+\s+(PASS|FAIL|SKIP)\s/.test(l))).toHaveLength(21);
+
+    for (const r of report.requirements.filter((x) => x.id.startsWith('booking.') || x.id.startsWith('offer.'))) {
+      expect(r.evidence.length).toBeGreaterThan(0);
+      for (const e of r.evidence) expect(e.request_id).toMatch(/\S/);
+    }
+    const replay = report.requirements.find((r) => r.id === 'booking.idempotent_replay')!;
+    expect(replay.evidence).toEqual([expect.objectContaining({ method: 'POST', path: '/transfers/v1/bookings', status: 200 })]);
+
+    const json = JSON.parse(fs.readFileSync(path.join(out, 'certification-report.json'), 'utf8'));
+    expect(json).toMatchObject({ result: 'passed', summary: report.summary, run_id: report.run_id });
+    expect(json.files).toBeUndefined();
+    const html = fs.readFileSync(path.join(out, 'certification-report.html'), 'utf8');
+    expect(html).toMatch(/^<!doctype html>/);
+    expect(html).toContain('<style>');
+    expect(html).not.toMatch(/<(script|link)\b/);
+    for (const id of REQUIREMENTS) expect(html).toContain(`id="req-${id}"`);
+    expect(html).toContain('<tr class="pass" id="req-decline.partner_paused">');
+  });
+
+  it('when a paused account\'s key is also given (through the CLI), then partner_paused passes too and it exits 0', async () => {
+    const paused = await ops.partnerWithKeys('Paused Agency');
+    const pause = await ops.call('POST', `/partners/${paused.partner_id}/pause`);
+    expect(pause.status).toBe(200);
+    const log: string[] = [];
+    const err: string[] = [];
+    const code = await main(['node', 'certify', '--base-url', app.url, '--key', partner.testKey, '--paused-key', paused.testKey, '--out', out], {
+      log: (l: string) => log.push(l),
+      error: (l: string) => err.push(l),
+    });
+    expect(err).toEqual([]);
+    expect(code).toBe(0);
+    const report = JSON.parse(fs.readFileSync(path.join(out, 'certification-report.json'), 'utf8')) as Report;
+    expect(report.summary).toEqual({ total: 21, passed: 21, failed: 0, skipped: 0 });
+    expect(report.requirements.find((r) => r.id === 'decline.partner_paused')).toMatchObject({ status: 'pass', evidence: [expect.objectContaining({ status: 200 })] });
+    expect(log.join('\n')).toMatch(/PASS\s+decline\.partner_paused/);
+    expect(log.join('\n')).toMatch(/21 requirements: 21 passed, 0 failed, 0 skipped/);
+    expect(fs.existsSync(path.join(out, 'certification-report.html'))).toBe(true);
+  });
+
+  it('when a live key is given, then certification refuses before any request, and the CLI exits 2', async () => {
+    const live = await ops.partnerWithKeys('Live Agency');
+    await expect(certify({ baseUrl: app.url, key: live.liveKey, outDir: out })).rejects.toBeInstanceOf(LiveKeyRefusedError);
+    await expect(certify({ baseUrl: app.url, key: live.testKey, pausedKey: live.liveKey, outDir: out })).rejects.toThrow(/--paused-key/);
+    const err: string[] = [];
+    const code = await main(['node', 'certify', '--base-url', app.url, '--key', live.liveKey, '--out', out], { log: () => {}, error: (l: string) => err.push(l) });
+    expect(code).toBe(2);
+    expect(err.join('\n')).toMatch(/Refusing to certify with a live key .*svc_sk_test_/s);
+    expect(fs.readdirSync(out)).toEqual([]);
+    expect(await ops.audit({ partner_id: live.partner_id, surface: 'transfers' })).toEqual([]);
+  });
+
+  it('when report text carries markup, then the HTML escapes it', () => {
+    const html = renderHtml({
+      report: 'transfers-v1 partner certification',
+      base_url: 'http://x"><script>alert(1)</script>',
+      key: 'svc_sk_test_abc_…',
+      env: 'sandbox',
+      run_id: 'CERT-1',
+      started_at: '2026-11-21T08:00:00.000Z',
+      finished_at: '2026-11-21T08:00:01.000Z',
+      duration_ms: 1000,
+      result: 'failed',
+      summary: { total: 1, passed: 0, failed: 1, skipped: 0 },
+      requirements: [
+        { id: 'x.y', flow: 'f', title: '<b>t</b>', status: 'fail', detail: `expected "<img src=x onerror=alert(1)>" & 'more'`, evidence: [{ label: '<i>', method: 'GET', path: '/a?<b>', status: 500, request_id: '<r>' }], duration_ms: 1 },
+      ],
+      not_covered: ['<u>'],
+    });
+    for (const injected of ['<script>', '<img', '<b>t</b>', '<i>', '<u>', '<r>', '?<b>']) expect(html).not.toContain(injected);
+    expect(html).toContain('&lt;img src=x onerror=alert(1)&gt;');
+    expect(html).toContain('&quot;&gt;&lt;script&gt;');
+    expect(html).toContain('&amp; &#39;more&#39;');
+  });
+});
