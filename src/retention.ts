@@ -1,16 +1,18 @@
 import type { Deps } from './deps';
 import { purgeExpiredQuotes } from './domain/quotes/create-quote';
 import { purgeExpiredIdempotencyKeys } from './http/transfers/idempotency';
+import { purgeExpiredPriceMarks } from './domain/marketplace/supplier';
 
 /** Unbooked quotes are kept this long after they expire (for support questions), then purged with their offers. */
 export const QUOTE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 
-/** One retention pass: expired quotes and idempotency keys past their retention. Safe to run on every instance. */
+/** One retention pass: expired quotes, price marks and idempotency keys past their retention. Safe on every instance. */
 export async function runRetention(deps: Pick<Deps, 'db' | 'clock'>) {
   const now = deps.clock.now();
   return {
     quotes: await purgeExpiredQuotes(deps.db, now, QUOTE_RETENTION_MS),
     idempotencyKeys: await purgeExpiredIdempotencyKeys(deps.db, now),
+    priceMarks: await purgeExpiredPriceMarks(deps.db, now, QUOTE_RETENTION_MS),
   };
 }
 

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, invalidRequest, isDatabaseUnavailable, serviceUnavailable } from '../shared/errors';
 import { requestId as newRequestId } from '../shared/ids';
 import { appendAudit } from '../domain/audit/audit-log';
-import { redactBody, redactHeaders, redactUrl } from './redact';
+import { redactBody, redactHeaders, redactUrl } from '../shared/redact';
 import type { Deps } from '../deps';
 import type { HandlerResult, RequestContext, SurfaceName } from './types';
 

@@ -3,7 +3,7 @@ import type { components, operations } from '../../generated/marketplace-outboun
 import { SIGNATURE_HEADER, marketplaceUrl, signMarketplaceRequest } from '../../shared/signing/marketplace-signature';
 import { systemClock, type Clock } from '../../shared/clock';
 import { requestId as newRequestId } from '../../shared/ids';
-import { redactBody, redactHeaders } from '../../http/redact';
+import { redactBody, redactHeaders } from '../../shared/redact';
 import type { MarketplaceBrand, OutboundKind, OutboundSender } from '../../domain/outbox/outbox';
 import { errorFromResponse, errorFromTransport, MarketplaceError, type MarketplaceExchange } from './errors';
 

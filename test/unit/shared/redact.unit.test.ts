@@ -1,4 +1,4 @@
-import { redactBody, redactHeaders, redactUrl, REDACTED } from '../../../src/http/redact';
+import { redactBody, redactHeaders, redactUrl, REDACTED } from '../../../src/shared/redact';
 
 describe('Redaction before the audit log', () => {
   it('when secret headers are present, then they are redacted, keeping only an API key prefix', () => {
