@@ -7,7 +7,8 @@ export function parseLocal(value: string): Date | null {
   const m = LOCAL.exec(value);
   if (!m) return null;
   const d = new Date(`${m[1]}T${m[2]}${OFFSET}`);
-  return Number.isNaN(d.getTime()) ? null : d;
+  // Date rolls impossible days over (02-30 → 03-02): only a round trip proves the date exists.
+  return Number.isNaN(d.getTime()) || formatLocal(d) !== value ? null : d;
 }
 
 export function formatLocal(d: Date): string {

@@ -94,6 +94,9 @@ describe('Marketplace supplier endpoints', () => {
       expect(r.body.status).toBe('ERROR');
       expect(r.body.error).toMatch(/adults/);
       expect(r.body.error).toMatch(/date/);
+      const impossible = await mp.signed('POST', '/search/', search({ date: '2026-02-30 10:00:00' }));
+      expect(impossible.status).toBe(400);
+      expect(impossible.body).toEqual({ status: 'ERROR', error: expect.stringMatching(/2026-02-30 10:00:00/) });
     });
   });
 
