@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { getVehicle } from '../fleet/fleet';
 import { formatMinor, parseDecimalToMinor } from '../pricing/money';
@@ -8,6 +7,7 @@ import type { ResolvedPlace } from '../geo/types';
 import { decideJourney } from '../quotes/decide';
 import { enqueueOutbound } from '../outbox/outbox';
 import { AppError } from '../../shared/errors';
+import { canonical, jsonFingerprint } from '../../shared/canonical-json';
 import { BOOKING_REF_ALPHABET, randomString } from '../../shared/ids';
 import { findLockedQuote, noVehicle, pickupAtOf, seatsNeeded, type SearchInput } from './supplier';
 
@@ -54,18 +54,10 @@ interface Ctx {
   fx: FxRates;
 }
 
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
-  }
-  return value;
-}
-
 /** What the order says, independent of bookkeeping fields (state, updated_at) and key order. */
 const dataHash = (o: MarketplaceOrder) => {
   const { state: _s, updated_at: _u, ...data } = o;
-  return createHash('sha256').update(JSON.stringify(canonical(data))).digest('hex');
+  return jsonFingerprint(data);
 };
 
 const ack = (row: Pick<OrderRow, 'orderId' | 'supplierOrderId' | 'state' | 'declineReason'>, state?: string) => ({

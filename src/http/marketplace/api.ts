@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../shared/errors';
+import { sameSecret } from '../../shared/secrets';
 import { SIGNATURE_HEADER, verifyMarketplaceSignature } from '../../shared/signing/marketplace-signature';
 import { openApiSurface, type Operation } from '../openapi-surface';
 import type { Deps } from '../../deps';
@@ -13,9 +13,6 @@ export function marketplaceError(_ctx: RequestContext | undefined, err: AppError
   const status = err.code === 'method_not_allowed' ? 404 : err.status;
   return { status, body: { status: 'ERROR', error: err.message }, headers: err.headers };
 }
-
-const digest = (s: string) => createHash('sha256').update(s).digest();
-const sameSecret = (a: string, b: string) => timingSafeEqual(digest(a), digest(b));
 
 /** The mount path of MARKETPLACE_IN_URL, e.g. "/marketplace". */
 export const marketplaceMountPath = (inUrl: string) => new URL(inUrl).pathname.replace(/\/$/, '') || '/';

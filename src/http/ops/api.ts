@@ -1,18 +1,16 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { AppError } from '../../shared/errors';
+import { sameSecret } from '../../shared/secrets';
 import { openApiSurface, type Operation } from '../openapi-surface';
 import type { Deps } from '../../deps';
 import type { HandlerResult, RequestContext } from '../types';
 import { operations } from './operations';
 
-const digest = (s: string) => createHash('sha256').update(s).digest();
 
 export function opsError(_ctx: RequestContext | undefined, err: AppError): HandlerResult {
   return { status: err.status, body: { error: { code: err.code, message: err.message, details: err.details } }, headers: err.headers };
 }
 
 export function createOpsSurface(deps: Deps, operatorToken: string) {
-  const expected = digest(operatorToken);
   return openApiSurface(
     {
       name: 'ops',
@@ -21,7 +19,7 @@ export function createOpsSurface(deps: Deps, operatorToken: string) {
       operations: operations as Record<string, Operation>,
       async authenticate(ctx) {
         const m = /^Bearer\s+(\S+)\s*$/i.exec(String(ctx.headers['authorization'] ?? ''));
-        const ok = !!m && timingSafeEqual(digest(m[1]), expected);
+        const ok = !!m && sameSecret(m[1], operatorToken);
         ctx.operator = ok;
         return ok;
       },

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { AppError } from '../../shared/errors';
+import { jsonFingerprint } from '../../shared/canonical-json';
 import type { HandlerResult } from '../types';
 import { transfersError } from './envelope';
 import type { PartnerContext } from './operations/types';
@@ -16,16 +16,6 @@ export interface IdempotentOutcome extends HandlerResult {
   bookingRef?: string;
 }
 
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
-  }
-  return value;
-}
-
-/** Same body = same JSON value: key order and whitespace do not matter. */
-export const fingerprint = (body: unknown) => createHash('sha256').update(JSON.stringify(canonical(body))).digest('hex');
 
 /** Outcomes worth replaying: the decision was made. Validation failures and 5xx are not stored, so retrying them is safe. */
 const storable = (status: number) => status < 500 && status !== 400;
@@ -68,7 +58,8 @@ export async function withIdempotency(
   const trx = ctx.trx;
   const now = ctx.deps.clock.now();
   const scope = { partnerId: ctx.partner.partnerId, env: ctx.env, operation, idempotencyKey: key };
-  const print = fingerprint(body);
+  // Same body = same JSON value: key order and whitespace do not matter.
+  const print = jsonFingerprint(body);
   const waitMs = ctx.deps.config.idempotencyWaitMs;
   let claimed: boolean;
   try {
