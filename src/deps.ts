@@ -1,5 +1,5 @@
-import type { Knex } from 'knex';
 import type { Config } from './config/env';
+import type { Database } from './data/database';
 import type { Clock } from './shared/clock';
 import type { Logger } from './shared/logger';
 import type { OutboundExchange } from './domain/outbox/outbox';
@@ -12,7 +12,7 @@ export interface OrderSource {
 /** What the composition root (server.ts) hands to every surface and use case. */
 export interface Deps {
   config: Config;
-  db: Knex;
+  db: Database;
   clock: Clock;
   logger: Logger;
   /** Present when MARKETPLACE_URL, MARKETPLACE_USER_ID and MARKETPLACE_PRIVATE_KEY are configured. */

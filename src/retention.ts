@@ -1,18 +1,30 @@
 import type { Deps } from './deps';
-import { purgeExpiredQuotes } from './domain/quotes/create-quote';
-import { purgeExpiredIdempotencyKeys } from './http/transfers/idempotency';
-import { purgeExpiredPriceMarks } from './domain/marketplace/supplier';
+import { purgeExpiredQuotes } from './data/repositories/quotes-repository';
+import { purgeExpiredKeys } from './data/repositories/idempotency-repository';
+import { purgeExpiredPriceMarks } from './data/repositories/marketplace-repository';
+import { dropAuditPartitionsBefore, ensureAuditPartitions } from './data/repositories/audit-repository';
 
 /** Unbooked quotes are kept this long after they expire (for support questions), then purged with their offers. */
 export const QUOTE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+/** Audit partitions exist this many months ahead, so inserts never wait for one to be made. */
+export const AUDIT_MONTHS_AHEAD = 3;
 
-/** One retention pass: expired quotes, price marks and idempotency keys past their retention. Safe on every instance. */
-export async function runRetention(deps: Pick<Deps, 'db' | 'clock'>) {
+const monthsBefore = (d: Date, months: number) => new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() - months, 1));
+
+/**
+ * One retention pass, safe on every instance: expired quotes, price marks and idempotency keys past their
+ * retention; the audit log's monthly partitions made ahead, and (AUDIT_RETENTION_MONTHS) whole months dropped.
+ */
+export async function runRetention(deps: Pick<Deps, 'db' | 'clock' | 'config'>) {
   const now = deps.clock.now();
+  const cutoff = new Date(now.getTime() - QUOTE_RETENTION_MS);
+  const months = deps.config.auditRetentionMonths;
   return {
-    quotes: await purgeExpiredQuotes(deps.db, now, QUOTE_RETENTION_MS),
-    idempotencyKeys: await purgeExpiredIdempotencyKeys(deps.db, now),
-    priceMarks: await purgeExpiredPriceMarks(deps.db, now, QUOTE_RETENTION_MS),
+    quotes: await purgeExpiredQuotes(deps.db, cutoff),
+    idempotencyKeys: await purgeExpiredKeys(deps.db, now),
+    priceMarks: await purgeExpiredPriceMarks(deps.db, cutoff),
+    auditPartitionsMade: await ensureAuditPartitions(deps.db, new Date(), AUDIT_MONTHS_AHEAD + 1),
+    auditPartitionsDropped: months ? await dropAuditPartitionsBefore(deps.db, monthsBefore(new Date(), months)) : [],
   };
 }
 

@@ -10,7 +10,9 @@ import { makeLogger, type Logger } from './shared/logger';
 import { systemClock, type Clock } from './shared/clock';
 import { keySecret } from './shared/ids';
 import type { Deps } from './deps';
-import { scheduleRetention } from './retention';
+import { AUDIT_MONTHS_AHEAD, scheduleRetention } from './retention';
+import { Database } from './data/database';
+import { ensureAuditPartitions } from './data/repositories/audit-repository';
 import { startOutboxWorker } from './domain/outbox/worker';
 import { HttpMarketplaceClient } from './adapters/marketplace/http-marketplace-client';
 
@@ -51,8 +53,10 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const config = opts.config ?? loadConfig();
   const logger = opts.logger ?? makeLogger(config.logLevel);
   const ownDb = !opts.db;
-  const db = opts.db ?? makeKnex(config);
-  if (ownDb) await migrateLatest(db, config.databaseSchema);
+  const knex = opts.db ?? makeKnex(config);
+  if (ownDb) await migrateLatest(knex, config.databaseSchema);
+  const db = new Database(knex);
+  await ensureAuditPartitions(db, new Date(), AUDIT_MONTHS_AHEAD + 1);
   const clock = opts.clock ?? systemClock;
   const { url: mpUrl, userId, privateKey } = config.marketplace;
   const marketplace = mpUrl && userId && privateKey ? new HttpMarketplaceClient({ baseUrl: mpUrl, userId, privateKey, clock }) : undefined;

@@ -30,8 +30,10 @@ const schema = z.object({
   FX_USD_EUR: decimalRate.default('0.92'),
   FX_USD_LKR: decimalRate.default('300'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
-  RESPONSE_VALIDATION: z.enum(['enforce', 'log']).optional(),
-  IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(0).max(60000).default(5000),
+  RESPONSE_VALIDATION: z.enum(['enforce', 'log', 'off']).optional(),
+  IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(1).max(60000).default(5000),
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600000).default(15000),
+  AUDIT_RETENTION_MONTHS: z.coerce.number().int().min(1).max(1200).optional(),
 });
 
 export interface Config {
@@ -55,10 +57,20 @@ export interface Config {
   /** USD → currency, as decimal strings (money is never a float). */
   fxFromUsd: Record<'USD' | 'EUR' | 'LKR', string>;
   logLevel: string;
-  /** enforce: a response that breaks its contract becomes a 500 (dev, test); log: it is logged and sent. */
-  responseValidation: 'enforce' | 'log';
-  /** How long a request waits for an in-flight request with the same Idempotency-Key. */
+  /**
+   * enforce: a response that breaks its contract becomes a 500 (dev, test); log: it is logged and sent; off: not
+   * checked (production: the tests enforce the contract, the hot path does not pay for it).
+   */
+  responseValidation: 'enforce' | 'log' | 'off';
+  /**
+   * How long a request waits for a row another request holds (the same Idempotency-Key in flight, above all) before
+   * answering 409 in_progress or 503: the database session's lock_timeout.
+   */
   idempotencyWaitMs: number;
+  /** No statement runs longer: past it the request is answered 503. */
+  databaseStatementTimeoutMs: number;
+  /** Audit months older than this are dropped by the retention pass; unset keeps the audit log forever. */
+  auditRetentionMonths?: number;
   /** Body size limit of every surface. */
   maxBodyBytes: number;
 }
@@ -95,8 +107,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     emergencyPhone: e.EMERGENCY_PHONE,
     fxFromUsd: Object.freeze({ USD: '1', EUR: e.FX_USD_EUR, LKR: e.FX_USD_LKR }),
     logLevel: e.LOG_LEVEL ?? (e.NODE_ENV === 'test' ? 'silent' : 'info'),
-    responseValidation: e.RESPONSE_VALIDATION ?? (e.NODE_ENV === 'production' ? 'log' : 'enforce'),
+    responseValidation: e.RESPONSE_VALIDATION ?? (e.NODE_ENV === 'production' ? 'off' : 'enforce'),
     idempotencyWaitMs: e.IDEMPOTENCY_WAIT_MS,
+    databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+    auditRetentionMonths: e.AUDIT_RETENTION_MONTHS,
     maxBodyBytes: 64 * 1024,
   });
 }

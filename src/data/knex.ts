@@ -13,7 +13,11 @@ export type Db = Knex;
  * (or in memory when DATA_DIR is "memory://"). PGlite has one connection: every query made while a transaction is
  * open must use that transaction, or it waits for the connection forever.
  */
-export function makeKnex(config: Pick<Config, 'databaseUrl' | 'databaseSchema' | 'databasePoolMax' | 'dataDir'>): Knex {
+export function makeKnex(
+  config: Pick<Config, 'databaseUrl' | 'databaseSchema' | 'databasePoolMax' | 'dataDir'> & Partial<Pick<Config, 'idempotencyWaitMs' | 'databaseStatementTimeoutMs'>>,
+): Knex {
+  // Every session waits at most this long for a row lock (then 55P03) and runs no statement longer (then 57014).
+  const session = `set lock_timeout = ${config.idempotencyWaitMs ?? 5000}; set statement_timeout = ${config.databaseStatementTimeoutMs ?? 15000}`;
   const common: Partial<Knex.Config> = {
     ...knexSnakeCaseMappers(),
     migrations: {
@@ -29,19 +33,26 @@ export function makeKnex(config: Pick<Config, 'databaseUrl' | 'databaseSchema' |
       client: 'pg',
       connection: config.databaseUrl,
       searchPath: config.databaseSchema ? [config.databaseSchema] : undefined,
-      pool: { min: 0, max: config.databasePoolMax },
+      pool: {
+        min: 0,
+        max: config.databasePoolMax,
+        afterCreate: (conn: { query(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) =>
+          conn.query(session, (err) => done(err, conn)),
+      },
     });
   }
   // Loaded lazily: the pg path must not pay for the WASM build.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { PGlite, types } = require('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
   // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { btree_gist } = require('@electric-sql/pglite/contrib/btree_gist') as { btree_gist: never };
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const ClientPgLite = require('knex-pglite').default ?? require('knex-pglite');
   const inMemory = config.dataDir.startsWith('memory://');
   const dir = inMemory ? undefined : path.join(config.dataDir, 'pglite');
   if (dir) fs.mkdirSync(dir, { recursive: true });
   // int8 as string, like pg, so both backends return the same types.
-  const pglite = new PGlite(dir, { parsers: { [types.INT8]: (v: string) => v } });
+  const pglite = new PGlite(dir, { parsers: { [types.INT8]: (v: string) => v }, extensions: { btree_gist } });
   return knex({
     ...common,
     client: ClientPgLite,

@@ -1,17 +1,19 @@
 import express from 'express';
 import { AppError } from '../shared/errors';
+import { printable } from './decode';
 import type { Deps } from '../deps';
-import { pipeline, type PipelineSurface } from './pipeline';
+import { pipeline } from './pipeline';
+import type { Surface } from './surface';
 import { createTransfersSurface, transfersError } from './transfers/api';
 import { createOpsSurface } from './ops/api';
 import { createMarketplaceSurface, marketplaceMountPath } from './marketplace/api';
 
 /** Requests outside every surface: 404 in the Transfers envelope, audited like everything else. */
-const unknownRoute: PipelineSurface = {
+const unknownRoute: Surface = {
   name: 'none',
-  handle: async (req) => {
-    throw new AppError('not_found', 404, `No route ${req.method} ${req.path}. The Transfers API lives under /transfers/v1.`);
-  },
+  api: undefined as never,
+  handle: async (ctx) =>
+    transfersError(ctx, new AppError('not_found', 404, `No route ${ctx.method} ${printable(ctx.url.split('?')[0])}. The Transfers API lives under /transfers/v1.`)),
   errorResult: transfersError,
   commonHeaders: () => ({ 'X-Service-Env': 'none' }),
 };

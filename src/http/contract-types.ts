@@ -2,6 +2,9 @@
  * Handler types derived from the generated contract types (src/generated, made by `npm run generate` from
  * contracts/*.yaml): request bodies, parameters and the union of documented responses of each operation.
  */
+import type { Write } from '../data/write';
+import type { HandlerResult } from './types';
+
 type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 
 export type BodyOf<Ops, O extends keyof Ops> = Ops[O] extends { requestBody: infer R } ? JsonOf<NonNullable<R>> : never;
@@ -17,6 +20,8 @@ export type ReplyOf<Ops, O extends keyof Ops, Omitted extends string = never> = 
         body: JsonOf<R[S]> extends infer B ? (B extends object ? Omit<B, Omitted> : B) : never;
         headers?: Record<string, string>;
         rawBody?: string;
+        write?: Write;
+        otherwise?: () => Promise<HandlerResult>;
       };
     }[keyof R]
   : never;

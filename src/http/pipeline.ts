@@ -1,28 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError, invalidRequest, isDatabaseUnavailable, serviceUnavailable } from '../shared/errors';
+import { AppError, invalidRequest, serviceUnavailable } from '../shared/errors';
 import { requestId as newRequestId } from '../shared/ids';
-import { appendAudit } from '../domain/audit/audit-log';
-import { redactBody, redactHeaders, redactUrl } from '../shared/redact';
+import { mayHoldSecrets, redactBody, redactBytes, redactHeaders, redactUrl } from '../shared/redact';
+import { combine } from '../data/write';
+import { commitWithAudit, jsonbText, unparsedBody, type AuditEntry } from '../data/repositories/audit-repository';
 import type { Deps } from '../deps';
-import type { HandlerResult, RequestContext, SurfaceName } from './types';
-
-export interface ParsedRequest {
-  method: string;
-  path: string;
-  query: Record<string, string | string[]>;
-  headers: Record<string, string | string[] | undefined>;
-  body: unknown;
-}
-
-export interface PipelineSurface {
-  name: SurfaceName;
-  /** Produces the response; runs inside the request's transaction. */
-  handle(req: ParsedRequest, ctx: RequestContext): Promise<HandlerResult>;
-  /** Renders an error in this surface's envelope. */
-  errorResult(ctx: RequestContext | undefined, err: AppError): HandlerResult;
-  /** Headers every response of this surface carries. */
-  commonHeaders?(ctx: RequestContext | undefined): Record<string, string>;
-}
+import { decodeBody } from './decode';
+import type { Surface } from './surface';
+import { RequestContext, type HandlerResult } from './types';
 
 class PayloadTooLarge extends AppError {
   constructor(limit: number) {
@@ -46,143 +31,154 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     }
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks);
+  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
 }
 
-function isJsonContentType(value: string | undefined): boolean {
-  if (!value) return false;
-  const type = value.split(';')[0].trim().toLowerCase();
-  return type === 'application/json' || type.endsWith('+json');
+type Sent = HandlerResult & { headers: Record<string, string>; text: string };
+type Outcome = 'committed' | 'not_written' | 'conflict' | 'unavailable' | 'failed';
+
+/**
+ * The request body as the audit log keeps it: the JSON value (redacted) when the body is JSON under the text
+ * policy, otherwise the bytes themselves in the `$unparsed` form (see audit-repository.unparsedBody).
+ */
+function auditRequestBody(ctx: RequestContext): string | null {
+  const raw = ctx.rawBody;
+  if (raw.length === 0) return null;
+  const contentType = ctx.headers['content-type'] as string | undefined;
+  let decoded = ctx.decodedBody;
+  if (!decoded) {
+    try {
+      decoded = decodeBody(raw, contentType);
+    } catch (e) {
+      const reason = e instanceof AppError ? (e.details.fields as Array<{ field: string; message: string }> | undefined)?.[0] : undefined;
+      return unparsedBody(redactBytes(raw), reason ? `${reason.field} ${reason.message}` : 'not JSON');
+    }
+  }
+  if (!decoded) return null;
+  return jsonbText(mayHoldSecrets(decoded.text) ? redactBody(decoded.value) : decoded.value);
 }
 
-function parseBody(req: IncomingMessage, raw: Buffer): unknown {
-  if (raw.length === 0) return undefined;
-  if (!isJsonContentType(req.headers['content-type'])) {
-    throw invalidRequest('Send the body as JSON with Content-Type: application/json.', [
-      { field: 'Content-Type', message: `must be application/json, got ${req.headers['content-type'] ?? 'none'}` },
-    ]);
-  }
-  try {
-    return JSON.parse(raw.toString('utf8'));
-  } catch (e) {
-    throw invalidRequest(`The body is not valid JSON: ${(e as Error).message}`, [
-      { field: 'body', message: 'must be valid JSON' },
-    ]);
-  }
-}
-
-function parseQuery(url: string): Record<string, string | string[]> {
-  const q = url.indexOf('?');
-  const out: Record<string, string | string[]> = {};
-  if (q < 0) return out;
-  for (const [k, v] of new URLSearchParams(url.slice(q + 1))) {
-    const prev = out[k];
-    out[k] = prev === undefined ? v : Array.isArray(prev) ? [...prev, v] : [prev, v];
-  }
-  return out;
+function auditResponseBody(text: string): string | null {
+  if (!text) return null;
+  if (!mayHoldSecrets(text)) return text;
+  return jsonbText(redactBody(JSON.parse(text)));
 }
 
 /**
- * One request, start to finish: read and parse the body (64 KiB limit), open the request's transaction, let the
- * surface answer, append the audit row in that same transaction, commit, send. If the audit row cannot be written
- * the transaction rolls back and the client gets 503: nothing is changed without its audit record.
+ * One request, start to finish: read the body (64 KiB), let the surface route and authenticate it, judge it under
+ * the text policy and the contract, and answer; then the audit row, committed with whatever the request changed
+ * (in its transaction, or in one statement with its write), and only then the response is sent.
+ *
+ * Nothing changes without its audit record: if the row cannot be written the change rolls back. What the client
+ * then hears depends on why: the database unreachable (or the audit log refusing the row) is 503 with Retry-After;
+ * anything else is a bug on our side, answered 500 and audited on its own.
  */
-export function pipeline(surface: PipelineSurface, deps: Deps) {
+export function pipeline(surface: Surface, deps: Deps) {
   return async (req: IncomingMessage & { originalUrl?: string }, res: ServerResponse): Promise<void> => {
     const started = process.hrtime.bigint();
     const url = req.originalUrl ?? req.url ?? '/';
-    const path = url.split('?')[0];
     const requestId = newRequestId();
     let raw: Buffer = Buffer.alloc(0);
     let early: AppError | undefined;
-    let body: unknown;
     try {
       raw = await readBody(req, deps.config.maxBodyBytes);
-      body = parseBody(req, raw);
     } catch (e) {
       early = e instanceof AppError ? e : invalidRequest('The request body could not be read.');
     }
+    const ctx = new RequestContext({ requestId, surface: surface.name, deps, method: req.method ?? 'GET', url, headers: req.headers, rawBody: raw });
 
-    let ctx: RequestContext | undefined;
-    let result: HandlerResult;
-    try {
-      result = await deps.db.transaction(async (trx) => {
-        ctx = {
-          requestId,
-          surface: surface.name,
-          deps,
-          method: req.method ?? 'GET',
-          url,
-          headers: req.headers,
-          rawBody: raw,
-          trx,
-        };
-        let r: HandlerResult;
-        try {
-          r = early
-            ? surface.errorResult(ctx, early)
-            : await surface.handle({ method: ctx.method, path, query: parseQuery(url), headers: req.headers, body }, ctx);
-        } catch (e) {
-          if (e instanceof AppError) r = surface.errorResult(ctx, e);
-          else if (isDatabaseUnavailable(e)) throw e;
-          else {
-            deps.logger.error({ err: e, requestId }, 'unhandled error');
-            r = surface.errorResult(ctx, new AppError('internal_error', 500, 'An internal error occurred; it has been logged.'));
-          }
-        }
-        const final = finish(surface, requestId, ctx, r);
-        await appendAudit(trx, {
-          surface: surface.name,
-          direction: 'inbound',
-          method: ctx.method,
-          path: redactUrl(url),
-          status: final.status,
-          partnerId: ctx.partner?.partnerId ?? null,
-          env: ctx.env ?? null,
-          requestId,
-          requestHeaders: redactHeaders(req.headers),
-          requestBody: redactBody(body !== undefined ? body : raw.length ? raw.toString('utf8') : null),
-          responseHeaders: redactHeaders(final.headers ?? {}),
-          responseBody: redactBody(final.rawBody !== undefined ? JSON.parse(final.rawBody) : final.body),
-          durationMs: Number((process.hrtime.bigint() - started) / 1_000_000n),
-        });
-        return final;
-      });
-    } catch (e) {
-      deps.logger.error({ err: e, requestId, path }, 'request failed before commit; answering 503');
-      // Nothing was committed. The 503 itself cannot be audited when the database is the problem.
-      result = finish(surface, requestId, undefined, surface.errorResult(undefined, serviceUnavailable()));
+    let result = await answer(() => surface.handle(ctx, early));
+    let sent = finish(result);
+    let outcome = await commit(sent);
+    if ((outcome === 'not_written' || outcome === 'conflict') && result.otherwise) {
+      // The optimistic write lost a race (a row taken meanwhile): the careful path works out the real answer.
+      result = await answer(result.otherwise);
+      sent = finish(result);
+      outcome = await commit(sent);
     }
-    send(res, result);
-    deps.logger.info(
-      { requestId, method: req.method, path, status: result.status, ms: Number((process.hrtime.bigint() - started) / 1_000_000n) },
-      'request',
-    );
-  };
+    if (outcome !== 'committed') {
+      const failed = sent;
+      sent = finish(
+        outcome === 'unavailable'
+          ? surface.errorResult(ctx, serviceUnavailable())
+          : surface.errorResult(ctx, new AppError('internal_error', 500, 'An internal error occurred; it has been logged.')),
+      );
+      // A bug is audited on its own; if even that row cannot be written, the audit log is unavailable: 503.
+      if (outcome !== 'unavailable' && (await commit(sent)) !== 'committed') sent = finish(surface.errorResult(ctx, serviceUnavailable()));
+      deps.logger.error({ requestId, url: redactUrl(url), status: failed.status, answered: sent.status }, 'request not committed');
+    }
+    send(res, sent);
+    deps.logger.info({ requestId, method: req.method, path: url.split('?')[0], status: sent.status, ms: msSince(started) }, 'request');
 
-  function finish(
-    s: PipelineSurface,
-    requestId: string,
-    ctx: RequestContext | undefined,
-    r: HandlerResult,
-  ): HandlerResult & { headers: Record<string, string> } {
-    const headers: Record<string, string> = {
-      'X-Request-Id': requestId,
-      ...(s.commonHeaders?.(ctx) ?? {}),
-      ...(r.headers ?? {}),
-    };
-    return { ...r, headers };
-  }
+    async function answer(run: () => Promise<HandlerResult>): Promise<HandlerResult> {
+      try {
+        return await run();
+      } catch (e) {
+        await abandon();
+        if (e instanceof AppError) return surface.errorResult(ctx, e);
+        deps.logger.error({ err: e, requestId }, 'unhandled error');
+        return surface.errorResult(ctx, new AppError('internal_error', 500, 'An internal error occurred; it has been logged.'));
+      }
+    }
+
+    async function abandon() {
+      await ctx.transaction?.rollback();
+      ctx.dropTransaction();
+    }
+
+    function finish(r: HandlerResult): Sent {
+      const headers: Record<string, string> = { 'X-Request-Id': requestId, ...(surface.commonHeaders?.(ctx) ?? {}), ...(r.headers ?? {}) };
+      const text = r.rawBody ?? (r.body === undefined ? '' : JSON.stringify(r.body));
+      return { ...r, headers, text };
+    }
+
+    /** The audit row, with the request's transaction or write. */
+    async function commit(s: Sent): Promise<Outcome> {
+      const entry: AuditEntry = {
+        surface: surface.name,
+        direction: 'inbound',
+        method: ctx.method,
+        path: redactUrl(url),
+        status: s.status,
+        partnerId: ctx.partner?.partnerId ?? null,
+        env: ctx.env ?? null,
+        requestId,
+        requestHeaders: jsonbText(redactHeaders(req.headers))!,
+        requestBody: auditRequestBody(ctx),
+        responseHeaders: jsonbText(redactHeaders(s.headers))!,
+        responseBody: auditResponseBody(s.text),
+        durationMs: msSince(started),
+      };
+      const write = combine(s.write, ...ctx.owed);
+      try {
+        const tx = ctx.transaction;
+        if (tx) {
+          await commitWithAudit(tx, write, entry);
+          await tx.commit();
+          ctx.dropTransaction();
+          return 'committed';
+        }
+        return (await commitWithAudit(deps.db, write, entry)) ? 'committed' : 'not_written';
+      } catch (e) {
+        await abandon();
+        if (e instanceof AppError && e.code === 'service_unavailable') return 'unavailable';
+        if (s.write && s.otherwise) return 'conflict';
+        deps.logger.error({ err: e, requestId }, 'the audit row (or the write with it) failed');
+        return 'failed';
+      }
+    }
+  };
 }
 
-function send(res: ServerResponse, r: HandlerResult): void {
-  const payload = r.rawBody ?? (r.body === undefined ? '' : JSON.stringify(r.body));
+const msSince = (t: bigint) => Number((process.hrtime.bigint() - t) / 1_000_000n);
+
+function send(res: ServerResponse, r: Sent): void {
   res.statusCode = r.status;
-  for (const [k, v] of Object.entries(r.headers ?? {})) res.setHeader(k, v);
-  if (payload) {
+  for (const [k, v] of Object.entries(r.headers)) res.setHeader(k, v);
+  if (r.text) {
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
-    res.setHeader('Content-Length', Buffer.byteLength(payload));
+    res.setHeader('Content-Length', Buffer.byteLength(r.text));
   }
   res.setHeader('Cache-Control', 'no-store');
-  res.end(payload);
+  res.end(r.text);
 }

@@ -1,4 +1,5 @@
-import type { Knex } from 'knex';
+import type { OpenTx, Sql, Tx } from '../data/database';
+import type { Write } from '../data/write';
 import type { Deps } from '../deps';
 
 export type SurfaceName = 'transfers' | 'ops' | 'marketplace' | 'none';
@@ -10,24 +11,18 @@ export interface AuthenticatedPartner {
   currency: 'USD' | 'EUR' | 'LKR';
   paused: boolean;
   keyId: string;
+  /** The partner's vehicle codes → our fleet codes. */
+  vocabulary: ReadonlyMap<string, string>;
 }
 
-/** Everything a handler may know about the request it serves. `trx` is the request's transaction. */
-export interface RequestContext {
-  readonly requestId: string;
-  readonly surface: SurfaceName;
-  readonly deps: Deps;
-  readonly method: string;
-  /** Path and query as received (for signatures and audit). */
-  readonly url: string;
-  readonly headers: Record<string, string | string[] | undefined>;
-  readonly rawBody: Buffer;
-  trx: Knex.Transaction;
-  partner?: AuthenticatedPartner;
-  env?: Env;
-  operator?: boolean;
-  /** Memoised authentication outcome, so two security schemes do not query twice. */
-  auth?: Promise<boolean>;
+/** What an operation receives: the request as the contract names it, decoded and validated. */
+export interface OperationCall<Body = unknown, Params = Record<string, string>, Query = Record<string, unknown>> {
+  operationId: string;
+  params: Params;
+  query: Query;
+  /** Lower-case names. */
+  headers: Record<string, string | string[] | undefined>;
+  body: Body;
 }
 
 export interface HandlerResult {
@@ -36,4 +31,66 @@ export interface HandlerResult {
   headers?: Record<string, string>;
   /** Sent verbatim instead of serialising `body` (idempotent replays are byte for byte). */
   rawBody?: string;
+  /** Committed with this request's audit row in one statement (see data/write.ts). */
+  write?: Write;
+  /** When `write` is guarded and did not happen, or failed on a conflict: produces the real answer. */
+  otherwise?: () => Promise<HandlerResult>;
+}
+
+/**
+ * Everything a handler may know about the request it serves. There is no transaction until a handler asks for
+ * one (`tx()`): reads run on their own, and a handler that changes state either opens the request's transaction
+ * (the pipeline appends the audit row to it and commits) or returns a `write` that commits with the audit row in
+ * one statement.
+ */
+export class RequestContext {
+  readonly requestId: string;
+  readonly surface: SurfaceName;
+  readonly deps: Deps;
+  readonly method: string;
+  /** Path and query as received (for signatures and audit). */
+  readonly url: string;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly rawBody: Buffer;
+  partner?: AuthenticatedPartner;
+  env?: Env;
+  operator?: boolean;
+  /** The body as decoded under the text policy, once the surface has judged it. */
+  decodedBody?: { value: unknown; text: string };
+  /** Writes the request owes besides its handler's (e.g. the key's last-used time), committed with the audit row. */
+  readonly owed: Write[] = [];
+  private opening?: Promise<OpenTx>;
+  private opened?: OpenTx;
+
+  constructor(init: Pick<RequestContext, 'requestId' | 'surface' | 'deps' | 'method' | 'url' | 'headers' | 'rawBody'>) {
+    this.requestId = init.requestId;
+    this.surface = init.surface;
+    this.deps = init.deps;
+    this.method = init.method;
+    this.url = init.url;
+    this.headers = init.headers;
+    this.rawBody = init.rawBody;
+  }
+
+  /** The request's transaction once opened, else the database (one statement, one implicit transaction). */
+  get sql(): Sql {
+    return this.opened ?? this.deps.db;
+  }
+
+  /** Opens the request's transaction (once): what runs in it commits with the audit row, or not at all. */
+  tx(): Promise<Tx> {
+    this.opening ??= this.deps.db.begin().then((t) => (this.opened = t));
+    return this.opening;
+  }
+
+  /** The transaction, if a handler opened one. */
+  get transaction(): OpenTx | undefined {
+    return this.opened;
+  }
+
+  /** Forgets a transaction that was rolled back (the audit row then commits on its own). */
+  dropTransaction(): void {
+    this.opened = undefined;
+    this.opening = undefined;
+  }
 }

@@ -44,16 +44,3 @@ export const serviceUnavailable = (retryAfterSeconds = 2) =>
     {},
     { 'Retry-After': String(retryAfterSeconds) },
   );
-
-/** True for errors that mean "the database is unreachable or restarting", as opposed to a bad query. */
-export function isDatabaseUnavailable(err: unknown): boolean {
-  const e = err as { code?: string; name?: string; message?: string } | undefined;
-  if (!e) return false;
-  if (e.name === 'KnexTimeoutError') return true;
-  const code = e.code ?? '';
-  if (['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
-  if (code.startsWith('08') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300') return true;
-  return /Connection terminated|connection is closed|Client has encountered a connection error|not queryable/i.test(
-    e.message ?? '',
-  );
-}

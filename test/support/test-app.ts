@@ -31,9 +31,9 @@ export function testConfig(overrides: Record<string, string | undefined> = {}): 
 }
 
 /** A fresh database (PGlite in memory, or a new schema on the PostgreSQL server), migrated. */
-export async function freshDatabase(): Promise<TestDatabase> {
+export async function freshDatabase(env: Record<string, string | undefined> = {}): Promise<TestDatabase> {
   const schema = process.env.DATABASE_URL ? `t_${randomBytes(6).toString('hex')}` : undefined;
-  const config = testConfig({ DATABASE_SCHEMA: schema });
+  const config = testConfig({ ...env, DATABASE_SCHEMA: schema });
   const db = makeKnex(config);
   await migrateLatest(db, schema);
   return {
@@ -63,7 +63,7 @@ export interface TestAppOptions {
 
 /** The service in-process on a random port against a fresh database (or the one given). */
 export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> {
-  const database = opts.db ?? (await freshDatabase());
+  const database = opts.db ?? (await freshDatabase(opts.env));
   const clock = opts.clock ?? new ManualClock('2026-11-21T08:00:00Z');
   const running = await startServer({
     config: testConfig({ DATABASE_SCHEMA: database.schema, ...opts.env }),

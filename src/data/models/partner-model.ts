@@ -7,6 +7,7 @@ export class PartnerModel extends BaseModel {
   name!: string;
   currency!: 'USD' | 'EUR' | 'LKR';
   paused!: boolean;
+  sandboxPaused!: boolean;
   createdAt!: Date;
 }
 

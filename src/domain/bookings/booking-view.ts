@@ -1,32 +1,7 @@
-import { toDecimal, type Currency } from '../pricing/money';
+import { toDecimal } from '../pricing/money';
+import type { BookingRow } from '../../data/repositories/bookings-repository';
 
-export interface BookingRow {
-  bookingRef: string;
-  partnerId: string;
-  env: 'sandbox' | 'production';
-  partnerReference: string;
-  quoteId: string;
-  offerId: string;
-  status: 'confirmed' | 'cancelled';
-  vehicle: string;
-  vehicleCode: string;
-  vehicleName: string;
-  amountMinor: string | number;
-  currency: Currency;
-  pickup: { name: string; iata?: string; lat: number; lon: number };
-  dropoff: { name: string; iata?: string; lat: number; lon: number };
-  pickupDatetime: string;
-  pickupAt: Date;
-  journeyType: 'arrival' | 'departure' | 'point_to_point';
-  adults: number;
-  luggage: number;
-  passenger: { first_name: string; last_name: string; email?: string; phone?: string };
-  flightNumber: string | null;
-  meetingInstructions: string;
-  emergencyPhone: string;
-  createdAt: Date;
-  cancelledAt: Date | null;
-}
+export type { BookingRow };
 
 type WirePlace = BookingRow['pickup'];
 /** jsonb does not keep key order: rebuild nested objects so a booking reads the same bytes as it was created. */

@@ -1,8 +1,10 @@
-import type { Knex } from 'knex';
+import type { Tx } from '../../data/database';
+import { combine, type Write } from '../../data/write';
+import { bookingFacts, bookingWrite, insertBooking, type BookingFacts, type BookingRow } from '../../data/repositories/bookings-repository';
+import { jobWrite, insertJob, type JobRecord } from '../../data/repositories/jobs-repository';
 import { AppError, invalidRequest, notFound } from '../../shared/errors';
 import { bookingRef as newBookingRef } from '../../shared/ids';
 import { meetingInstructions } from './meeting-instructions';
-import { bookingView, type BookingRow, type BookingView } from './booking-view';
 
 export interface BookingInput {
   quote_id: string;
@@ -18,75 +20,76 @@ export interface Scope {
   env: 'sandbox' | 'production';
 }
 
-const isUniqueViolation = (e: unknown, constraint?: string) =>
-  (e as { code?: string })?.code === '23505' &&
-  (!constraint || (e as { constraint?: string; nativeError?: { constraint?: string } }).constraint === constraint ||
-    (e as { nativeError?: { constraint?: string } }).nativeError?.constraint === constraint);
-
-export async function findByPartnerReference(trx: Knex.Transaction, scope: Scope, partnerReference: string) {
-  return (await trx('bookings').where({ ...scope, partnerReference }).first()) as BookingRow | undefined;
+export interface BookingCtx {
+  now: Date;
+  requestId: string;
+  emergencyPhone: string;
 }
 
-/**
- * Books an offer. Precedence: a partner_reference already used → that booking (200); unknown offer or quote, or
- * an offer of another quote → 404; an arrival without flight_number → 400; an expired offer → 410; an offer
- * already booked → 409 (enforced by the unique index on bookings.offer_id, so it holds across instances); a party
- * larger than the vehicle → 409; otherwise a confirmed booking at exactly the stored offer price, plus its job.
- */
-export async function placeBooking(
-  trx: Knex.Transaction,
-  scope: Scope,
-  input: BookingInput,
-  ctx: { now: Date; requestId: string; emergencyPhone: string },
-): Promise<{ created: boolean; booking: BookingView }> {
-  const existing = await findByPartnerReference(trx, scope, input.partner_reference);
-  if (existing) return { created: false, booking: bookingView(existing) };
+export type BookingDecision =
+  /** The partner_reference was used before: that booking (200). */
+  | { kind: 'existing'; booking: BookingRow }
+  /** Not bookable: 404, 400, 410 or 409. */
+  | { kind: 'refused'; error: AppError }
+  /** A new confirmed booking at exactly the offer's price, and its job. */
+  | { kind: 'book'; booking: BookingRow; job: JobRecord };
 
-  const offer = await trx('offers as o')
-    .join('quotes as q', 'q.quote_id', 'o.quote_id')
-    .where({ 'o.offer_id': input.offer_id, 'o.partner_id': scope.partnerId, 'o.env': scope.env })
-    .first(
-      'o.offer_id', 'o.quote_id', 'o.vehicle', 'o.vehicle_code', 'o.vehicle_name', 'o.max_passengers', 'o.max_luggage',
-      'o.amount_minor', 'o.currency', 'o.expires_at', 'q.journey_type', 'q.pickup', 'q.dropoff', 'q.pickup_at', 'q.request',
-      'q.duration_min',
-    );
+const consumed = (offerId: string) =>
+  new AppError('booking_conflict', 409, `Offer ${offerId} is already booked.`, { reason: 'offer_consumed', offer_id: offerId });
+
+/**
+ * The booking rules, in order of precedence: a partner_reference already used → that booking; unknown offer or
+ * quote, or an offer of another quote → 404; an arrival without flight_number → 400; an expired offer → 410; an
+ * offer already booked → 409; a party larger than the vehicle → 409; otherwise a confirmed booking at exactly the
+ * stored offer price. The database has the last word on "already booked" (unique offer_id), so the rule holds
+ * across instances whatever these facts said.
+ */
+export function decideBooking(facts: Omit<BookingFacts, 'stored'>, scope: Scope, input: BookingInput, ctx: BookingCtx): BookingDecision {
+  if (facts.byReference) return { kind: 'existing', booking: facts.byReference };
+  const offer = facts.offer;
   if (!offer || offer.quoteId !== input.quote_id) {
-    throw notFound(`No offer ${input.offer_id} in quote ${input.quote_id} on this account in ${scope.env}.`, {
-      offer_id: input.offer_id,
-      quote_id: input.quote_id,
-    });
+    return {
+      kind: 'refused',
+      error: notFound(`No offer ${input.offer_id} in quote ${input.quote_id} on this account in ${scope.env}.`, { offer_id: input.offer_id, quote_id: input.quote_id }),
+    };
   }
-  const request = offer.request as { pickup: { name?: string }; pickup_datetime: string };
   if (offer.journeyType === 'arrival' && !input.flight_number) {
-    throw invalidRequest('The request is invalid: flight_number is required for an airport pickup.', [
-      { field: 'flight_number', message: 'is required when the pickup is an airport' },
-    ]);
+    return {
+      kind: 'refused',
+      error: invalidRequest('The request is invalid: flight_number is required for an airport pickup.', [
+        { field: 'flight_number', message: 'is required when the pickup is an airport' },
+      ]),
+    };
   }
-  const expiredAt = new Date(offer.expiresAt);
-  if (expiredAt.getTime() <= ctx.now.getTime()) {
-    throw new AppError('offer_expired', 410, `Offer ${input.offer_id} expired at ${expiredAt.toISOString()}; request a new quote.`, {
-      offer_id: input.offer_id,
-      expired_at: expiredAt.toISOString(),
-    });
+  if (offer.expiresAt.getTime() <= ctx.now.getTime()) {
+    return {
+      kind: 'refused',
+      error: new AppError('offer_expired', 410, `Offer ${input.offer_id} expired at ${offer.expiresAt.toISOString()}; request a new quote.`, {
+        offer_id: input.offer_id,
+        expired_at: offer.expiresAt.toISOString(),
+      }),
+    };
   }
-  const consumed = () =>
-    new AppError('booking_conflict', 409, `Offer ${input.offer_id} is already booked.`, { reason: 'offer_consumed', offer_id: input.offer_id });
-  if (await trx('bookings').where({ offerId: input.offer_id }).first('booking_ref')) throw consumed();
+  if (facts.consumed) return { kind: 'refused', error: consumed(input.offer_id) };
   const luggage = input.passengers.luggage ?? 0;
   if (input.passengers.adults > offer.maxPassengers || luggage > offer.maxLuggage) {
-    throw new AppError(
-      'booking_conflict',
-      409,
-      `The party (${input.passengers.adults} adults, ${luggage} bags) does not fit the offered ${offer.vehicleName} ` +
-        `(${offer.maxPassengers} passengers, ${offer.maxLuggage} bags); quote again for this party.`,
-      { reason: 'party_exceeds_vehicle', adults: input.passengers.adults, luggage, max_passengers: offer.maxPassengers, max_luggage: offer.maxLuggage },
-    );
+    return {
+      kind: 'refused',
+      error: new AppError(
+        'booking_conflict',
+        409,
+        `The party (${input.passengers.adults} adults, ${luggage} bags) does not fit the offered ${offer.vehicleName} ` +
+          `(${offer.maxPassengers} passengers, ${offer.maxLuggage} bags); quote again for this party.`,
+        { reason: 'party_exceeds_vehicle', adults: input.passengers.adults, luggage, max_passengers: offer.maxPassengers, max_luggage: offer.maxLuggage },
+      ),
+    };
   }
 
+  const request = offer.request;
   const pickup = { ...offer.pickup, name: request.pickup.name?.trim() || offer.pickup.name };
   const flightNumber = input.flight_number ? input.flight_number.replace(/\s+/g, '').toUpperCase() : null;
-  const row: BookingRow = {
-    bookingRef: '',
+  const booking: BookingRow = {
+    bookingRef: newBookingRef(),
     ...scope,
     partnerReference: input.partner_reference,
     quoteId: input.quote_id,
@@ -100,7 +103,7 @@ export async function placeBooking(
     pickup,
     dropoff: offer.dropoff,
     pickupDatetime: request.pickup_datetime,
-    pickupAt: new Date(offer.pickupAt),
+    pickupAt: offer.pickupAt,
     journeyType: offer.journeyType,
     adults: input.passengers.adults,
     luggage,
@@ -118,39 +121,49 @@ export async function placeBooking(
     createdAt: ctx.now,
     cancelledAt: null,
   };
-
-  for (let attempt = 0; ; attempt += 1) {
-    row.bookingRef = newBookingRef();
-    try {
-      await trx.transaction((sp) =>
-        sp('bookings').insert({ ...row, requestId: ctx.requestId, pickup: JSON.stringify(row.pickup), dropoff: JSON.stringify(row.dropoff), passenger: JSON.stringify(row.passenger) }),
-      );
-      break;
-    } catch (e) {
-      if (isUniqueViolation(e, 'bookings_pkey') && attempt < 3) continue;
-      if (!isUniqueViolation(e)) throw e;
-      // Lost a race: another request booked this offer or used this reference first (and has committed).
-      const winner = await findByPartnerReference(trx, scope, input.partner_reference);
-      if (winner) return { created: false, booking: bookingView(winner) };
-      throw consumed();
-    }
-  }
-  await trx('jobs').insert({
+  const job: JobRecord = {
     source: 'partner_booking',
-    sourceRef: row.bookingRef,
+    sourceRef: booking.bookingRef,
     env: scope.env,
-    status: 'scheduled',
-    vehicle: row.vehicle,
-    pickupAt: row.pickupAt,
+    vehicle: booking.vehicle,
+    pickupAt: booking.pickupAt,
     durationMin: offer.durationMin,
-    pickup: JSON.stringify(row.pickup),
-    dropoff: JSON.stringify(row.dropoff),
-    adults: row.adults,
-    luggage: row.luggage,
-    passenger: JSON.stringify(row.passenger),
-    flightNumber: row.flightNumber,
-    createdAt: ctx.now,
-    updatedAt: ctx.now,
-  });
-  return { created: true, booking: bookingView(row) };
+    pickup: booking.pickup,
+    dropoff: booking.dropoff,
+    adults: booking.adults,
+    luggage: booking.luggage,
+    passenger: booking.passenger,
+    flightNumber,
+  };
+  return { kind: 'book', booking, job };
+}
+
+/** The booking and its job as one guarded write: if the booking cannot be inserted, the job is not either. */
+export function bookingWrites(d: Extract<BookingDecision, { kind: 'book' }>, ctx: BookingCtx): Write {
+  return combine(bookingWrite(d.booking, ctx.requestId), jobWrite(d.job, ctx.now, 'booking_in'));
+}
+
+/** The facts a decision reads, in one round trip. */
+export const readBookingFacts = bookingFacts;
+
+/**
+ * The careful path, in the request's transaction (after an optimistic write lost a race): the facts are read
+ * again, and the booking is inserted in a savepoint so that a uniqueness it loses to becomes the right answer: the
+ * booking already made under this partner_reference, or 409 offer_consumed; a booking_ref collision draws again.
+ */
+export async function bookInTransaction(tx: Tx, scope: Scope, input: BookingInput, ctx: BookingCtx): Promise<{ created: boolean; booking: BookingRow }> {
+  for (let attempt = 0; attempt < 4; attempt += 1) {
+    const facts = await bookingFacts(tx, scope, { partnerReference: input.partner_reference, offerId: input.offer_id });
+    const d = decideBooking(facts, scope, input, ctx);
+    if (d.kind === 'existing') return { created: false, booking: d.booking };
+    if (d.kind === 'refused') throw d.error;
+    const outcome = await insertBooking(tx, d.booking, ctx.requestId);
+    if (outcome === 'inserted') {
+      await insertJob(tx, d.job, ctx.now);
+      return { created: true, booking: d.booking };
+    }
+    // Lost to a committed booking (same reference or same offer): the next read sees it and decides. A taken
+    // booking_ref simply draws another.
+  }
+  throw new Error('booking: no outcome after 4 attempts');
 }

@@ -1,4 +1,6 @@
-import type { Knex } from 'knex';
+import type { Sql } from '../../data/database';
+import * as repo from '../../data/repositories/marketplace-repository';
+import { cancelJob, insertJob, updateJob, type JobRecord } from '../../data/repositories/jobs-repository';
 import { getVehicle } from '../fleet/fleet';
 import { formatMinor, parseDecimalToMinor } from '../pricing/money';
 import type { FxRates } from '../pricing/price-journey';
@@ -32,16 +34,7 @@ export interface MarketplaceOrder extends SearchInput {
 
 export type DeclineReason = 'no_vehicle' | 'price_mark_expired' | 'price_mismatch' | 'route_unknown' | 'short_notice' | 'below_min_rate' | 'invalid_order';
 
-interface OrderRow {
-  orderId: string;
-  state: 'confirmed' | 'declined' | 'cancelled' | 'completed' | 'no_show';
-  vehicle: string;
-  order: MarketplaceOrder;
-  supplierOrderId: string;
-  declineReason: string | null;
-  dataHash: string;
-  version: number;
-}
+type OrderRow = repo.OrderRecord<MarketplaceOrder>;
 
 /**
  * Confirm, decline and change answers have a deadline at the marketplace (60 min, 2 h): they get more attempts
@@ -70,10 +63,7 @@ const ack = (row: Pick<OrderRow, 'orderId' | 'supplierOrderId' | 'state' | 'decl
 
 const orderNotFound = (orderId: string) => new AppError('not_found', 404, `order ${orderId} not found`, { order_id: orderId });
 
-async function findOrder(trx: Knex.Transaction, orderId: string, lock = false): Promise<OrderRow | undefined> {
-  const q = trx('marketplace_orders').where({ orderId }).first();
-  return (await (lock ? q.forUpdate() : q)) as OrderRow | undefined;
-}
+const findOrder = (db: Sql, orderId: string, lock = false) => repo.findOrder<MarketplaceOrder>(db, orderId, lock);
 
 /** The party is checked against the vehicle separately, so a lock holds for the same route and time. */
 const journeyKey = (s: SearchInput) => JSON.stringify(canonical({ from: s.from, to: s.to, date: s.date }));
@@ -84,7 +74,7 @@ type Serve = { ok: true; pickup: ResolvedPlace; dropoff: ResolvedPlace; duration
  * Can we serve this order? With a live price mark for the same journey the locked price holds; otherwise the
  * journey is priced again by the same engine and the order's price must cover ours.
  */
-async function canServe(trx: Knex.Transaction, o: MarketplaceOrder, ctx: Ctx): Promise<Serve> {
+async function canServe(db: Sql, o: MarketplaceOrder, ctx: Ctx): Promise<Serve> {
   const vehicle = getVehicle(o.vehicle_id);
   if (!vehicle) return { ok: false, reason: 'invalid_order', message: `vehicle ${o.vehicle_id} is not in our fleet` };
   if (seatsNeeded(o) > vehicle.max_passengers || (o.luggage ?? 0) > vehicle.max_luggage) {
@@ -94,7 +84,7 @@ async function canServe(trx: Knex.Transaction, o: MarketplaceOrder, ctx: Ctx): P
   const dropoff = resolvePlace(o.to);
   if (!pickup.ok || !dropoff.ok) return { ok: false, reason: 'route_unknown', message: 'pickup or drop-off could not be located' };
   const offered = parseDecimalToMinor(o.price, 'EUR');
-  const locked = o.price_mark ? await findLockedQuote(trx, o.vehicle_id, o.price_mark, ctx.now) : null;
+  const locked = o.price_mark ? await findLockedQuote(db, o.vehicle_id, o.price_mark, ctx.now) : null;
   if (locked && journeyKey(locked.search) === journeyKey(o)) {
     if (offered !== locked.amountMinor) {
       return { ok: false, reason: 'price_mismatch', message: `the order price ${o.price} differs from the locked ${formatMinor(locked.amountMinor, 'EUR')}` };
@@ -119,15 +109,20 @@ async function canServe(trx: Knex.Transaction, o: MarketplaceOrder, ctx: Ctx): P
 
 const place = (p: ResolvedPlace, given: { name?: string }) => ({ name: given.name?.trim() || p.name, ...(p.iata ? { iata: p.iata } : {}), lat: p.lat, lon: p.lon });
 
-function jobFields(o: MarketplaceOrder, serve: Extract<Serve, { ok: true }>) {
+/** The order as a job on the shared schedule: one mapping for creation and changes. */
+function orderJob(o: MarketplaceOrder, serve: Extract<Serve, { ok: true }>): JobRecord {
   return {
+    source: 'marketplace_order',
+    sourceRef: o.order_id,
+    env: 'production',
     vehicle: o.vehicle_id,
     pickupAt: pickupAtOf(o),
-    pickup: JSON.stringify(place(serve.pickup, o.from)),
-    dropoff: JSON.stringify(place(serve.dropoff, o.to)),
+    durationMin: serve.durationMin,
+    pickup: place(serve.pickup, o.from),
+    dropoff: place(serve.dropoff, o.to),
     adults: seatsNeeded(o),
     luggage: o.luggage ?? 0,
-    passenger: JSON.stringify(o.customer),
+    passenger: o.customer,
     flightNumber: o.flight_number ?? null,
   };
 }
@@ -137,61 +132,49 @@ function jobFields(o: MarketplaceOrder, serve: Extract<Serve, { ok: true }>) {
  * callback never makes a second row or job), projects it to a job on the shared schedule, and enqueues the
  * confirmation — or the decline, when we cannot serve it — in the same transaction.
  */
-export async function createOrder(trx: Knex.Transaction, o: MarketplaceOrder, ctx: Ctx & { source: 'booking' | 'callback' }) {
-  const existing = await findOrder(trx, o.order_id);
+export async function createOrder(tx: Sql, o: MarketplaceOrder, ctx: Ctx & { source: 'booking' | 'callback' }) {
+  const existing = await findOrder(tx, o.order_id);
   if (existing) return ack(existing);
 
-  const serve = await canServe(trx, o, ctx);
+  const serve = await canServe(tx, o, ctx);
   const row = {
     orderId: o.order_id,
-    state: serve.ok ? 'confirmed' : 'declined',
+    state: (serve.ok ? 'confirmed' : 'declined') as OrderRow['state'],
     vehicle: o.vehicle_id,
     priceMark: o.price_mark ?? null,
-    order: JSON.stringify(o),
+    order: o,
     source: ctx.source,
     pickupAt: serve.ok ? pickupAtOf(o) : null,
     amountMinor: parseDecimalToMinor(o.price, 'EUR'),
     supplierOrderId: `MO-${randomString(BOOKING_REF_ALPHABET, 8)}`,
     declineReason: serve.ok ? null : serve.reason,
     dataHash: dataHash(o),
-    createdAt: ctx.now,
-    updatedAt: ctx.now,
   };
-  const inserted = await trx('marketplace_orders').insert(row).onConflict('order_id').ignore().returning('order_id');
-  if (!inserted.length) return ack((await findOrder(trx, o.order_id))!);
+  if (!(await repo.insertOrder(tx, row, ctx.now))) return ack((await findOrder(tx, o.order_id))!);
 
   if (serve.ok) {
-    await trx('jobs').insert({
-      source: 'marketplace_order',
-      sourceRef: o.order_id,
-      env: 'production',
-      status: 'scheduled',
-      durationMin: serve.durationMin,
-      ...jobFields(o, serve),
-      createdAt: ctx.now,
-      updatedAt: ctx.now,
-    });
-    await enqueueOutbound(trx, { kind: 'confirm_order', orderId: o.order_id, payload: { order_id: o.order_id, supplier_order_id: row.supplierOrderId }, dedupeKey: `confirm:${o.order_id}`, maxAttempts: DEADLINE_ATTEMPTS }, ctx.now);
+    await insertJob(tx, orderJob(o, serve), ctx.now);
+    await enqueueOutbound(tx, { kind: 'confirm_order', orderId: o.order_id, payload: { order_id: o.order_id, supplier_order_id: row.supplierOrderId }, dedupeKey: `confirm:${o.order_id}`, maxAttempts: DEADLINE_ATTEMPTS }, ctx.now);
   } else {
-    await enqueueOutbound(trx, { kind: 'decline_order', orderId: o.order_id, payload: { order_id: o.order_id, reason: serve.reason, comment: serve.message }, dedupeKey: `decline:${o.order_id}`, maxAttempts: DEADLINE_ATTEMPTS }, ctx.now);
+    await enqueueOutbound(tx, { kind: 'decline_order', orderId: o.order_id, payload: { order_id: o.order_id, reason: serve.reason, comment: serve.message }, dedupeKey: `decline:${o.order_id}`, maxAttempts: DEADLINE_ATTEMPTS }, ctx.now);
   }
-  return ack({ ...row, state: row.state as OrderRow['state'] });
+  return ack(row);
 }
 
-export async function cancelOrder(trx: Knex.Transaction, orderId: string, now: Date) {
-  const row = await findOrder(trx, orderId, true);
+export async function cancelOrder(tx: Sql, orderId: string, now: Date) {
+  const row = await findOrder(tx, orderId, true);
   if (!row) throw orderNotFound(orderId);
   if (row.state !== 'cancelled') {
-    await trx('marketplace_orders').where({ orderId }).update({ state: 'cancelled', updatedAt: now });
-    await trx('jobs').where({ source: 'marketplace_order', sourceRef: orderId }).update({ status: 'cancelled', updatedAt: now });
+    await repo.setOrderState(tx, orderId, 'cancelled', now);
+    await cancelJob(tx, 'marketplace_order', orderId, now);
   }
   return ack({ ...row, state: 'cancelled' });
 }
 
-export async function acknowledgeOrder(trx: Knex.Transaction, orderId: string, now: Date) {
-  const row = await findOrder(trx, orderId, true);
+export async function acknowledgeOrder(tx: Sql, orderId: string, now: Date) {
+  const row = await findOrder(tx, orderId, true);
   if (!row) throw orderNotFound(orderId);
-  await trx('marketplace_orders').where({ orderId }).update({ acknowledgedAt: now, updatedAt: now });
+  await repo.markAcknowledged(tx, orderId, now);
   return ack(row, 'acknowledged');
 }
 
@@ -201,8 +184,8 @@ export type OrderChange = Partial<Omit<MarketplaceOrder, 'order_id'>> & { order_
  * Applies changed details to a confirmed order and its job, and enqueues the change confirmation (accepted, or
  * refused when the vehicle no longer fits or the route cannot be located). Repeating the same change is harmless.
  */
-export async function updateOrder(trx: Knex.Transaction, change: OrderChange, ctx: Ctx) {
-  const row = await findOrder(trx, change.order_id, true);
+export async function updateOrder(tx: Sql, change: OrderChange, ctx: Ctx) {
+  const row = await findOrder(tx, change.order_id, true);
   if (!row) throw orderNotFound(change.order_id);
   if (row.state !== 'confirmed') throw new AppError('invalid_request', 400, `order ${row.orderId} is ${row.state} and cannot be changed`);
   const next: MarketplaceOrder = { ...row.order, ...change, state: row.order.state };
@@ -214,20 +197,16 @@ export async function updateOrder(trx: Knex.Transaction, change: OrderChange, ct
   const dropoff = resolvePlace(next.to);
   const dedupeKey = `change:${row.orderId}:${hash}`;
   const refuse = async (refusal: ReturnType<typeof noVehicle>) => {
-    await enqueueOutbound(trx, { kind: 'change_confirmation', orderId: row.orderId, payload: { order_id: row.orderId, accepted: false, comment: refusal.error }, dedupeKey, maxAttempts: DEADLINE_ATTEMPTS }, ctx.now);
+    await enqueueOutbound(tx, { kind: 'change_confirmation', orderId: row.orderId, payload: { order_id: row.orderId, accepted: false, comment: refusal.error }, dedupeKey, maxAttempts: DEADLINE_ATTEMPTS }, ctx.now);
     return refusal;
   };
   if (seatsNeeded(next) > vehicle.max_passengers || (next.luggage ?? 0) > vehicle.max_luggage) {
     return refuse(noVehicle(`the changed party does not fit a ${vehicle.name}`, 'no_vehicle'));
   }
   if (!pickup.ok || !dropoff.ok) return refuse(noVehicle('the changed pickup or drop-off could not be located', 'route_unknown'));
-  await trx('marketplace_orders')
-    .where({ orderId: row.orderId })
-    .update({ order: JSON.stringify(next), dataHash: hash, version: row.version + 1, pickupAt: pickupAtOf(next), updatedAt: ctx.now });
-  await trx('jobs')
-    .where({ source: 'marketplace_order', sourceRef: row.orderId })
-    .update({ ...jobFields(next, { ok: true, pickup: pickup.place, dropoff: dropoff.place, durationMin: null }), updatedAt: ctx.now });
-  await enqueueOutbound(trx, { kind: 'change_confirmation', orderId: row.orderId, payload: { order_id: row.orderId, accepted: true }, dedupeKey, maxAttempts: DEADLINE_ATTEMPTS }, ctx.now);
+  await repo.applyOrderChange(tx, row.orderId, next, hash, pickupAtOf(next), ctx.now);
+  await updateJob(tx, orderJob(next, { ok: true, pickup: pickup.place, dropoff: dropoff.place, durationMin: null }), ctx.now);
+  await enqueueOutbound(tx, { kind: 'change_confirmation', orderId: row.orderId, payload: { order_id: row.orderId, accepted: true }, dedupeKey, maxAttempts: DEADLINE_ATTEMPTS }, ctx.now);
   return ack(row, 'change_confirmed');
 }
 
@@ -235,11 +214,11 @@ export async function updateOrder(trx: Knex.Transaction, change: OrderChange, ct
  * An order callback, applied from the re-fetched order only (the posted body is never trusted): a new order is
  * created; a change is applied (or a cancellation, when the marketplace says so); an unchanged order is a no-op.
  */
-export async function applyRefetchedOrder(trx: Knex.Transaction, type: 'new' | 'change', o: MarketplaceOrder, ctx: Ctx) {
-  const row = await findOrder(trx, o.order_id);
-  if (!row) return createOrder(trx, o, { ...ctx, source: 'callback' });
-  if (o.state === 'cancelled') return cancelOrder(trx, o.order_id, ctx.now);
+export async function applyRefetchedOrder(tx: Sql, type: 'new' | 'change', o: MarketplaceOrder, ctx: Ctx) {
+  const row = await findOrder(tx, o.order_id);
+  if (!row) return createOrder(tx, o, { ...ctx, source: 'callback' });
+  if (o.state === 'cancelled') return cancelOrder(tx, o.order_id, ctx.now);
   if (type === 'new' || row.state !== 'confirmed' || dataHash(o) === row.dataHash) return ack(row);
-  const result = await updateOrder(trx, o, ctx);
+  const result = await updateOrder(tx, o, ctx);
   return 'order_state' in result ? result : ack(row);
 }

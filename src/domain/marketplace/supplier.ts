@@ -1,4 +1,6 @@
-import type { Knex } from 'knex';
+import type { Sql } from '../../data/database';
+import type { Write } from '../../data/write';
+import { findLiveMark, priceMarksWrite, type PriceMarkRecord } from '../../data/repositories/marketplace-repository';
 import { getVehicle } from '../fleet/fleet';
 import { formatMinor } from '../pricing/money';
 import type { FxRates } from '../pricing/price-journey';
@@ -61,9 +63,10 @@ function wireVehicle(row: { priceMark: string; vehicle: string; amountMinor: num
 
 /**
  * Prices the search with the same engine as partner quotes (in EUR) and locks each fitting vehicle under a new
- * price mark, valid 30 minutes. `only` restricts the answer to one vehicle (re-quote).
+ * price mark, valid 30 minutes: the answer, and the marks to store with the request's audit row. `only` restricts
+ * the answer to one vehicle (re-quote).
  */
-async function lock(trx: Knex.Transaction, search: SearchInput, ctx: { now: Date; fx: FxRates }, only?: string) {
+function lock(search: SearchInput, ctx: { now: Date; fx: FxRates }, only?: string) {
   const pickupAt = pickupAtOf(search);
   const decision = decideJourney(
     { pickup: search.from, dropoff: search.to, pickupAt, adults: seatsNeeded(search), luggage: search.luggage ?? 0, vehicleFilter: only ? [only] : undefined, currency: 'EUR' },
@@ -71,12 +74,12 @@ async function lock(trx: Knex.Transaction, search: SearchInput, ctx: { now: Date
   );
   if (!decision.ok) return { vehicles: [], reason: decision.reason, message: decision.message };
   const expiresAt = new Date(ctx.now.getTime() + OFFER_TTL_MS);
-  const rows = decision.offers
+  const marks: PriceMarkRecord[] = decision.offers
     .filter((o) => !only || o.vehicle.code === only)
     .map((o) => ({
       priceMark: `pm_${hex32()}`,
       vehicle: o.vehicle.code,
-      search: JSON.stringify(search),
+      search,
       amountMinor: o.amount_minor,
       currency: 'EUR',
       distanceKm: decision.distance_km,
@@ -85,20 +88,19 @@ async function lock(trx: Knex.Transaction, search: SearchInput, ctx: { now: Date
       createdAt: ctx.now,
       expiresAt,
     }));
-  if (rows.length) await trx('price_marks').insert(rows);
-  return { vehicles: rows.map(wireVehicle) };
+  return { vehicles: marks.map(wireVehicle), write: marks.length ? priceMarksWrite(marks) : undefined };
 }
 
-export async function searchVehicles(trx: Knex.Transaction, search: SearchInput, ctx: { now: Date; fx: FxRates }) {
-  const r = await lock(trx, search, ctx);
-  return { status: 'OK' as const, ...r };
+export function searchVehicles(search: SearchInput, ctx: { now: Date; fx: FxRates }) {
+  const { write, ...found } = { write: undefined as Write | undefined, ...lock(search, ctx) };
+  return { answer: { status: 'OK' as const, ...found }, write };
 }
 
-export async function requoteVehicle(trx: Knex.Transaction, vehicleId: string, search: SearchInput, ctx: { now: Date; fx: FxRates }) {
-  if (!getVehicle(vehicleId)) return noVehicle(`vehicle ${vehicleId} is not in our fleet`, 'unknown_vehicle');
-  const r = await lock(trx, search, ctx, vehicleId);
-  if (!r.vehicles.length) return noVehicle(r.message ?? `vehicle ${vehicleId} no longer fits this search`, r.reason ?? 'no_vehicle');
-  return { status: 'OK' as const, vehicle: r.vehicles[0] };
+export function requoteVehicle(vehicleId: string, search: SearchInput, ctx: { now: Date; fx: FxRates }) {
+  if (!getVehicle(vehicleId)) return { answer: noVehicle(`vehicle ${vehicleId} is not in our fleet`, 'unknown_vehicle') };
+  const r = lock(search, ctx, vehicleId);
+  if (!r.vehicles.length) return { answer: noVehicle(('message' in r && r.message) || `vehicle ${vehicleId} no longer fits this search`, ('reason' in r && r.reason) || 'no_vehicle') };
+  return { answer: { status: 'OK' as const, vehicle: r.vehicles[0] }, write: 'write' in r ? r.write : undefined };
 }
 
 export interface LockedQuote {
@@ -110,23 +112,13 @@ export interface LockedQuote {
   expiresAt: Date;
 }
 
-/** The locked quote behind a mark, or null once it has expired (or never existed, or names another vehicle). */
-const liveMark = (trx: Knex.Transaction, vehicleId: string, priceMark: string, now: Date) =>
-  trx('price_marks').where({ priceMark, vehicle: vehicleId }).where('expiresAt', '>', now).first();
-
-export async function findLockedQuote(trx: Knex.Transaction, vehicleId: string, priceMark: string, now: Date): Promise<LockedQuote | null> {
-  const row = await liveMark(trx, vehicleId, priceMark, now);
-  return row ? { ...row, amountMinor: Number(row.amountMinor) } : null;
+export async function findLockedQuote(db: Sql, vehicleId: string, priceMark: string, now: Date): Promise<LockedQuote | null> {
+  const row = await findLiveMark(db, vehicleId, priceMark, now);
+  return row ? { ...row, search: row.search as SearchInput } : null;
 }
 
-export async function getLockedQuote(trx: Knex.Transaction, vehicleId: string, priceMark: string, now: Date) {
-  const row = await liveMark(trx, vehicleId, priceMark, now);
+export async function getLockedQuote(db: Sql, vehicleId: string, priceMark: string, now: Date) {
+  const row = await findLiveMark(db, vehicleId, priceMark, now);
   if (!row) throw new AppError('not_found', 404, 'price mark not found or expired', { price_mark: priceMark });
   return { status: 'OK' as const, vehicle: wireVehicle(row), search: row.search as SearchInput };
-}
-
-/** Deletes price marks expired more than `retentionMs` ago. */
-export async function purgeExpiredPriceMarks(db: Knex, now: Date, retentionMs: number): Promise<number> {
-  const rows = await db('price_marks').where('expiresAt', '<', new Date(now.getTime() - retentionMs)).delete().returning('price_mark');
-  return rows.length;
 }

@@ -1,4 +1,5 @@
-import type { Knex } from 'knex';
+import type { Sql } from '../../data/database';
+import * as outbox from '../../data/repositories/outbox-repository';
 import { invalidRequest, notFound } from '../../shared/errors';
 
 /**
@@ -25,7 +26,7 @@ export const OUTBOUND_KINDS: readonly OutboundKind[] = [
   'brand_list',
 ];
 
-export type OutboxStatus = 'pending' | 'delivered' | 'failed';
+export type OutboxStatus = outbox.OutboxStatus;
 
 export const DEFAULT_MAX_ATTEMPTS = 8;
 
@@ -94,31 +95,13 @@ export interface OutboundSender {
  * Adds a message in the caller's transaction (it commits or rolls back with the state change that causes it).
  * With a dedupeKey already used, nothing is inserted and the existing message's id is returned.
  */
-export async function enqueueOutbound(
-  trx: Knex.Transaction,
-  msg: OutboundMessage,
-  now: Date,
-): Promise<{ id: string; enqueued: boolean }> {
+export async function enqueueOutbound(tx: Sql, msg: OutboundMessage, now: Date): Promise<{ id: string; enqueued: boolean }> {
   if (!OUTBOUND_KINDS.includes(msg.kind)) throw new Error(`unknown outbound kind: ${String(msg.kind)}`);
-  const inserted: Array<{ id: string }> = await trx('outbox')
-    .insert({
-      kind: msg.kind,
-      orderId: msg.orderId ?? null,
-      payload: JSON.stringify(msg.payload),
-      dedupeKey: msg.dedupeKey ?? null,
-      status: 'pending',
-      attempts: 0,
-      maxAttempts: msg.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
-      nextAttemptAt: now,
-      createdAt: now,
-      updatedAt: now,
-    })
-    .onConflict('dedupeKey')
-    .ignore()
-    .returning('id');
-  if (inserted.length) return { id: String(inserted[0].id), enqueued: true };
-  const existing = await trx('outbox').where({ dedupeKey: msg.dedupeKey }).first('id');
-  return { id: String(existing.id), enqueued: false };
+  return outbox.enqueueMessage(
+    tx,
+    { kind: msg.kind, orderId: msg.orderId ?? null, payload: msg.payload, dedupeKey: msg.dedupeKey ?? null, maxAttempts: msg.maxAttempts ?? DEFAULT_MAX_ATTEMPTS },
+    now,
+  );
 }
 
 export interface OutboxView {
@@ -139,53 +122,41 @@ export interface OutboxView {
   delivered_at: string | null;
 }
 
-const iso = (d: unknown) => (d ? (d as Date).toISOString() : null);
+const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 
-export function toOutboxView(r: Record<string, unknown>): OutboxView {
+export function toOutboxView(r: outbox.OutboxRow): OutboxView {
   return {
-    id: String(r.id),
+    id: r.id,
     kind: r.kind as OutboundKind,
-    order_id: (r.orderId as string | null) ?? null,
-    payload: r.payload as Record<string, unknown>,
-    dedupe_key: (r.dedupeKey as string | null) ?? null,
-    status: r.status as OutboxStatus,
-    attempts: r.attempts as number,
-    max_attempts: r.maxAttempts as number,
-    next_attempt_at: iso(r.nextAttemptAt) as string,
+    order_id: r.orderId,
+    payload: r.payload,
+    dedupe_key: r.dedupeKey,
+    status: r.status,
+    attempts: r.attempts,
+    max_attempts: r.maxAttempts,
+    next_attempt_at: iso(r.nextAttemptAt)!,
     locked_until: iso(r.lockedUntil),
-    last_status: (r.lastStatus as number | null) ?? null,
-    last_error: (r.lastError as string | null) ?? null,
-    created_at: iso(r.createdAt) as string,
-    updated_at: iso(r.updatedAt) as string,
+    last_status: r.lastStatus,
+    last_error: r.lastError,
+    created_at: iso(r.createdAt)!,
+    updated_at: iso(r.updatedAt)!,
     delivered_at: iso(r.deliveredAt),
   };
 }
 
-export interface OutboxQuery {
-  limit: number;
-  status?: OutboxStatus;
-  orderId?: string;
-}
-
 /** Newest first. */
-export async function listOutbox(db: Knex | Knex.Transaction, q: OutboxQuery): Promise<OutboxView[]> {
-  const query = db('outbox').orderBy('id', 'desc').limit(q.limit);
-  if (q.status) query.where('status', q.status);
-  if (q.orderId) query.where('orderId', q.orderId);
-  return (await query).map(toOutboxView);
+export async function listOutbox(db: Sql, q: outbox.OutboxQuery): Promise<OutboxView[]> {
+  return (await outbox.listMessages(db, q)).map(toOutboxView);
 }
 
 /**
  * Makes a failed (or waiting) message due now. Attempts are kept, so a failed message gets one more attempt per
  * retry. A claim in flight keeps its lock: the retry never lets a second worker send the same message meanwhile.
  */
-export async function retryOutbound(trx: Knex.Transaction, id: string, now: Date): Promise<OutboxView> {
-  const row = await trx('outbox').where({ id }).forUpdate().first();
+export async function retryOutbound(tx: Sql, id: string, now: Date): Promise<OutboxView> {
+  if (!/^[0-9]{1,18}$/.test(id)) throw notFound(`No outbox message ${id}.`, { id });
+  const row = await outbox.findMessageForUpdate(tx, id);
   if (!row) throw notFound(`No outbox message ${id}.`, { id });
   if (row.status === 'delivered') throw invalidRequest('Only failed or pending messages can be retried.');
-  const [updated] = await trx('outbox')
-    .where({ id })
-    .update({ status: 'pending', nextAttemptAt: now, updatedAt: now })
-    .returning('*');
-  return toOutboxView(updated);
+  return toOutboxView(await outbox.makeMessageDue(tx, id, now));
 }

@@ -1,6 +1,8 @@
-import type { Knex } from 'knex';
 import type { Deps } from '../../deps';
-import { appendAudit } from '../audit/audit-log';
+import * as outbox from '../../data/repositories/outbox-repository';
+import { saveBrands } from '../../data/repositories/marketplace-repository';
+import { appendAudit } from '../../data/repositories/audit-repository';
+import { exchangeAudit } from '../audit/exchange-audit';
 import {
   isOutboundFailure,
   type MarketplaceBrand,
@@ -81,20 +83,8 @@ export async function deliverDueOnce(deps: WorkerDeps, client: OutboundSender, o
 async function claimDue(deps: WorkerDeps, client: OutboundSender, opts: OutboxWorkerOptions): Promise<Claimed[]> {
   const now = deps.clock.now();
   const leaseMs = client.timeoutMs + (opts.leaseMarginMs ?? DEFAULTS.leaseMarginMs);
-  const due = deps.db('outbox')
-    .select('id')
-    .where('status', 'pending')
-    .where('nextAttemptAt', '<=', now)
-    .where((q) => q.whereNull('lockedUntil').orWhere('lockedUntil', '<', now))
-    .orderBy('id')
-    .limit(opts.batchSize ?? DEFAULTS.batchSize)
-    .forUpdate()
-    .skipLocked();
-  const rows = await deps.db('outbox')
-    .whereIn('id', due)
-    .update({ lockedUntil: new Date(now.getTime() + leaseMs), attempts: deps.db.raw('attempts + 1'), updatedAt: now })
-    .returning(['id', 'kind', 'payload', 'attempts', 'maxAttempts']);
-  return rows.map((r: Claimed) => ({ ...r, id: String(r.id) }));
+  const rows = await outbox.claimDue(deps.db, now, new Date(now.getTime() + leaseMs), opts.batchSize ?? DEFAULTS.batchSize);
+  return rows.map((r) => ({ ...r, kind: r.kind as OutboundKind }));
 }
 
 async function send(client: OutboundSender, msg: Claimed, startedAt: Date): Promise<Outcome> {
@@ -121,55 +111,27 @@ async function recordOutcome(
 ): Promise<keyof DeliveryPass | undefined> {
   const now = deps.clock.now();
   const next = nextState(msg, outcome, now, opts);
-  return deps.db.transaction(async (trx) => {
-    const updated = await trx('outbox')
-      .where({ id: msg.id, attempts: msg.attempts, status: 'pending' })
-      .update({ ...next.row, lockedUntil: null, updatedAt: now });
-    if (updated && outcome.ok && outcome.brands) await saveBrands(trx, outcome.brands, now);
-    await appendAudit(trx, {
-      surface: 'marketplace',
-      direction: 'outbound',
-      method: outcome.exchange.method,
-      path: outcome.exchange.path,
-      status: outcome.exchange.status,
-      partnerId: null,
-      env: null,
-      requestId: outcome.exchange.requestId,
-      requestHeaders: outcome.exchange.requestHeaders,
-      requestBody: outcome.exchange.requestBody,
-      responseHeaders: outcome.exchange.responseHeaders,
-      responseBody: outcome.exchange.responseBody,
-      durationMs: outcome.exchange.durationMs,
-      attempt: msg.attempts,
-      error: outcome.ok ? null : outcome.error,
-    });
+  return deps.db.transaction(async (tx) => {
+    const updated = await outbox.recordOutcome(tx, msg.id, msg.attempts, next.row, now);
+    if (updated && outcome.ok && outcome.brands) await saveBrands(tx, outcome.brands, now);
+    await appendAudit(tx, exchangeAudit('marketplace', outcome.exchange, { attempt: msg.attempts, error: outcome.ok ? null : outcome.error }));
     if (!updated) {
       deps.logger.warn({ outboxId: msg.id, attempt: msg.attempts }, 'outbox lease lost before the outcome was recorded');
       return undefined;
     }
-    if (next.result === 'failed') deps.logger.error({ outboxId: msg.id, kind: msg.kind, error: next.row.lastError }, 'outbox message failed');
+    if (next.result === 'failed') deps.logger.error({ outboxId: msg.id, kind: msg.kind, error: outcome.ok ? null : outcome.error }, 'outbox message failed');
     return next.result;
   });
 }
 
-function nextState(msg: Claimed, outcome: Outcome, now: Date, opts: OutboxWorkerOptions) {
+function nextState(msg: Claimed, outcome: Outcome, now: Date, opts: OutboxWorkerOptions): { result: keyof DeliveryPass; row: outbox.Outcome } {
   const lastStatus = outcome.exchange.status;
-  if (outcome.ok) {
-    return { result: 'delivered' as const, row: { status: 'delivered', deliveredAt: now, lastStatus, lastError: null } };
-  }
+  if (outcome.ok) return { result: 'delivered', row: { status: 'delivered', deliveredAt: now, lastStatus } };
   if (!outcome.retryable || msg.attempts >= msg.maxAttempts) {
-    return { result: 'failed' as const, row: { status: 'failed', lastStatus, lastError: outcome.error } };
+    return { result: 'failed', row: { status: 'failed', lastStatus, lastError: outcome.error } };
   }
   const nextAttemptAt = new Date(now.getTime() + backoffDelayMs(msg.attempts, opts));
-  return { result: 'retried' as const, row: { status: 'pending', nextAttemptAt, lastStatus, lastError: outcome.error } };
-}
-
-async function saveBrands(trx: Knex.Transaction, brands: MarketplaceBrand[], now: Date): Promise<void> {
-  if (!brands.length) return;
-  await trx('marketplaceBrands')
-    .insert(brands.map((b) => ({ id: b.id, name: b.name, updatedAt: now })))
-    .onConflict('id')
-    .merge(['name', 'updatedAt']);
+  return { result: 'retried', row: { status: 'pending', nextAttemptAt, lastStatus, lastError: outcome.error } };
 }
 
 function syntheticExchange(msg: Claimed, error: string, startedAt: Date): OutboundExchange {

@@ -1,9 +1,9 @@
-import type { Knex } from 'knex';
-import { PartnerModel, VehicleCodeModel } from '../../data/models/partner-model';
+import type { Sql } from '../../data/database';
+import * as partners from '../../data/repositories/partners-repository';
 import { partnerId as newPartnerId } from '../../shared/ids';
 import { notFound } from '../../shared/errors';
 
-export type Currency = 'USD' | 'EUR' | 'LKR';
+export type Currency = partners.Currency;
 
 export interface PartnerView {
   partner_id: string;
@@ -13,7 +13,7 @@ export interface PartnerView {
   created_at: string;
 }
 
-const toView = (p: PartnerModel): PartnerView => ({
+const toView = (p: partners.PartnerRecord): PartnerView => ({
   partner_id: p.partnerId,
   name: p.name,
   currency: p.currency,
@@ -21,35 +21,38 @@ const toView = (p: PartnerModel): PartnerView => ({
   created_at: p.createdAt.toISOString(),
 });
 
-export async function createPartner(trx: Knex.Transaction, input: { name: string; currency?: Currency }): Promise<PartnerView> {
-  const row = await PartnerModel.query(trx).insertAndFetch({
-    partnerId: newPartnerId(),
-    name: input.name.trim(),
-    currency: input.currency ?? 'USD',
-    paused: false,
-  });
-  return toView(row);
+const noPartner = (partnerId: string) => notFound(`No partner ${partnerId}.`, { partner_id: partnerId });
+
+export async function createPartner(tx: Sql, input: { name: string; currency?: Currency }): Promise<PartnerView> {
+  return toView(await partners.insertPartner(tx, { partnerId: newPartnerId(), name: input.name.trim(), currency: input.currency ?? 'USD' }));
 }
 
-export async function listPartners(trx: Knex.Transaction): Promise<PartnerView[]> {
-  return (await PartnerModel.query(trx).orderBy('createdAt', 'desc')).map(toView);
+export async function listPartners(db: Sql): Promise<PartnerView[]> {
+  return (await partners.listPartners(db)).map(toView);
 }
 
-export async function getPartner(trx: Knex.Transaction, partnerId: string): Promise<PartnerView> {
-  const p = await PartnerModel.query(trx).findById(partnerId);
-  if (!p) throw notFound(`No partner ${partnerId}.`, { partner_id: partnerId });
+export async function requirePartner(db: Sql, partnerId: string): Promise<partners.PartnerRecord> {
+  const p = await partners.findPartner(db, partnerId);
+  if (!p) throw noPartner(partnerId);
+  return p;
+}
+
+export async function getPartner(db: Sql, partnerId: string): Promise<PartnerView> {
+  return toView(await requirePartner(db, partnerId));
+}
+
+/** The operator's pause: quotes decline partner_paused in both environments until resumed. */
+export async function setPaused(tx: Sql, partnerId: string, paused: boolean): Promise<PartnerView> {
+  const p = await partners.setPartnerPaused(tx, partnerId, paused, 'operator');
+  if (!p) throw noPartner(partnerId);
   return toView(p);
 }
 
-export async function setPaused(trx: Knex.Transaction, partnerId: string, paused: boolean): Promise<PartnerView> {
-  const n = await PartnerModel.query(trx).findById(partnerId).patch({ paused });
-  if (!n) throw notFound(`No partner ${partnerId}.`, { partner_id: partnerId });
-  return getPartner(trx, partnerId);
-}
-
-export async function countPartners(db: Knex | Knex.Transaction): Promise<number> {
-  const row = (await db('partners').count({ n: '*' }).first()) as { n: string | number };
-  return Number(row.n);
+/** The partner's own sandbox pause (a test helper); the answer counts the operator's pause too. */
+export async function setSandboxPaused(tx: Sql, partnerId: string, paused: boolean): Promise<{ paused: boolean }> {
+  const p = await partners.setPartnerPaused(tx, partnerId, paused, 'sandbox');
+  if (!p) throw noPartner(partnerId);
+  return { paused: p.paused || p.sandboxPaused };
 }
 
 export interface VehicleCodeView {
@@ -58,30 +61,21 @@ export interface VehicleCodeView {
   vehicle: string;
 }
 
-export async function putVehicleCode(trx: Knex.Transaction, partnerId: string, code: string, vehicle: string): Promise<VehicleCodeView> {
-  await getPartner(trx, partnerId);
-  await trx('partner_vehicle_codes')
-    .insert({ partnerId, code, vehicle, updatedAt: trx.fn.now() })
-    .onConflict(['partner_id', 'code'])
-    .merge(['vehicle', 'updated_at']);
+const codeView = (v: partners.VehicleCodeRecord): VehicleCodeView => ({ partner_id: v.partnerId, code: v.code, vehicle: v.vehicle });
+
+export async function putVehicleCode(tx: Sql, partnerId: string, code: string, vehicle: string): Promise<VehicleCodeView> {
+  await requirePartner(tx, partnerId);
+  await partners.putVehicleCode(tx, { partnerId, code, vehicle });
   return { partner_id: partnerId, code, vehicle };
 }
 
-export async function deleteVehicleCode(trx: Knex.Transaction, partnerId: string, code: string): Promise<VehicleCodeView> {
-  const row = await VehicleCodeModel.query(trx).findById([partnerId, code]);
+export async function deleteVehicleCode(tx: Sql, partnerId: string, code: string): Promise<VehicleCodeView> {
+  const row = await partners.deleteVehicleCode(tx, partnerId, code);
   if (!row) throw notFound(`Partner ${partnerId} has no vehicle code ${code}.`, { partner_id: partnerId, code });
-  await VehicleCodeModel.query(trx).deleteById([partnerId, code]);
-  return { partner_id: partnerId, code, vehicle: row.vehicle };
+  return codeView(row);
 }
 
-export async function listVehicleCodes(trx: Knex.Transaction, partnerId: string): Promise<VehicleCodeView[]> {
-  await getPartner(trx, partnerId);
-  const rows = await VehicleCodeModel.query(trx).where({ partnerId }).orderBy('code');
-  return rows.map((r) => ({ partner_id: r.partnerId, code: r.code, vehicle: r.vehicle }));
-}
-
-/** The partner's code → fleet code map, for quoting. */
-export async function vehicleVocabulary(trx: Knex.Transaction, partnerId: string): Promise<Map<string, string>> {
-  const rows = await VehicleCodeModel.query(trx).where({ partnerId });
-  return new Map(rows.map((r) => [r.code, r.vehicle]));
+export async function listVehicleCodes(db: Sql, partnerId: string): Promise<VehicleCodeView[]> {
+  await requirePartner(db, partnerId);
+  return (await partners.listVehicleCodes(db, partnerId)).map(codeView);
 }

@@ -1,10 +1,10 @@
-import type { Knex } from 'knex';
 import { FLEET } from '../fleet/fleet';
 import type { FxRates } from '../pricing/price-journey';
-import { decideJourney, OFFER_TTL_MS } from './decide';
+import { decideJourney, OFFER_TTL_MS, type Decision } from './decide';
 import { toDecimal, type Currency } from '../pricing/money';
 import type { PlaceInput, ResolvedPlace } from '../geo/types';
-import { vehicleVocabulary } from '../partners/partners';
+import { quoteWrite, type OfferRecord, type QuoteRecord } from '../../data/repositories/quotes-repository';
+import type { Write } from '../../data/write';
 import { hex32 } from '../../shared/ids';
 import { invalidRequest } from '../../shared/errors';
 
@@ -22,6 +22,8 @@ export interface QuotingPartner {
   partnerId: string;
   currency: Currency;
   paused: boolean;
+  /** The partner's vehicle codes → our fleet codes. */
+  vocabulary: ReadonlyMap<string, string>;
 }
 
 const wirePlace = (p: ResolvedPlace) => ({ name: p.name, ...(p.iata ? { iata: p.iata } : {}), lat: p.lat, lon: p.lon });
@@ -40,17 +42,16 @@ function assertPlaces(input: QuoteInput): void {
 }
 
 /**
- * Quotes a journey for a partner and stores the quote and its offers (the prices billed if booked). Declines
- * are ordinary outcomes, checked in order: partner_paused, short_notice, route_unknown, no_vehicle,
- * below_min_rate.
+ * Quotes a journey for a partner: the answer, and the quote and offers to store (the prices billed if booked),
+ * which commit with the request's audit row. Declines are ordinary outcomes, checked in order: partner_paused,
+ * short_notice, route_unknown, no_vehicle, below_min_rate.
  */
-export async function createQuote(
-  trx: Knex.Transaction,
+export function createQuote(
   partner: QuotingPartner,
   env: 'sandbox' | 'production',
   input: QuoteInput,
   deps: { now: Date; fx: FxRates },
-) {
+): { quote: ReturnType<typeof view>; write: Write } {
   assertPlaces(input);
   const pickupAt = new Date(input.pickup_datetime);
   if (pickupAt.getTime() - deps.now.getTime() > MAX_ADVANCE_MS) {
@@ -59,42 +60,35 @@ export async function createQuote(
     ]);
   }
   const luggage = input.passengers.luggage ?? 0;
-  const quoteId = hex32();
   const createdAt = deps.now;
   const expiresAt = new Date(createdAt.getTime() + OFFER_TTL_MS);
   const currency = partner.currency;
 
-  const { filter, codeFor } = await partnerVocabulary(trx, partner.partnerId, input.vehicle_codes);
+  const { filter, codeFor } = partnerVocabulary(partner.vocabulary, input.vehicle_codes);
   const outcome = decideJourney(
     { pickup: input.pickup, dropoff: input.dropoff, pickupAt, adults: input.passengers.adults, luggage, vehicleFilter: filter, currency },
     { now: deps.now, fx: deps.fx, paused: partner.paused },
   );
-
-  await trx('quotes').insert({
-    quoteId,
+  const quote: QuoteRecord = {
+    quoteId: hex32(),
     partnerId: partner.partnerId,
     env,
-    request: JSON.stringify(input),
+    request: input,
     currency,
     journeyType: outcome.ok ? outcome.journey_type : null,
-    pickup: outcome.ok ? JSON.stringify(wirePlace(outcome.pickup)) : null,
-    dropoff: outcome.ok ? JSON.stringify(wirePlace(outcome.dropoff)) : null,
+    pickup: outcome.ok ? wirePlace(outcome.pickup) : null,
+    dropoff: outcome.ok ? wirePlace(outcome.dropoff) : null,
     distanceKm: outcome.ok ? outcome.distance_km : null,
     durationMin: outcome.ok ? outcome.duration_min : null,
     pickupAt,
     declinedReason: outcome.ok ? null : outcome.reason,
-    declined: outcome.ok ? null : JSON.stringify(outcome),
+    declined: outcome.ok ? null : outcome,
     createdAt,
     expiresAt,
-  });
-
-  const offers = outcome.ok
-    ? outcome.offers.map((o, position) => ({
+  };
+  const offers: OfferRecord[] = outcome.ok
+    ? outcome.offers.map((o) => ({
         offerId: hex32(),
-        quoteId,
-        partnerId: partner.partnerId,
-        env,
-        position,
         vehicle: o.vehicle.code,
         vehicleCode: codeFor(o.vehicle.code),
         vehicleName: `${o.vehicle.name} or similar`,
@@ -102,17 +96,17 @@ export async function createQuote(
         maxPassengers: o.vehicle.max_passengers,
         maxLuggage: o.vehicle.max_luggage,
         amountMinor: o.amount_minor,
-        currency: o.currency,
-        expiresAt,
       }))
     : [];
-  if (offers.length) await trx('offers').insert(offers);
+  return { quote: view(quote, offers, outcome), write: quoteWrite(quote, offers) };
+}
 
+function view(q: QuoteRecord, offers: OfferRecord[], outcome: Decision) {
   return {
-    quote_id: quoteId,
-    created_at: createdAt.toISOString(),
-    expires_at: expiresAt.toISOString(),
-    currency,
+    quote_id: q.quoteId,
+    created_at: q.createdAt.toISOString(),
+    expires_at: q.expiresAt.toISOString(),
+    currency: q.currency as Currency,
     journey_type: outcome.ok ? outcome.journey_type : null,
     pickup: outcome.ok ? wirePlace(outcome.pickup) : null,
     dropoff: outcome.ok ? wirePlace(outcome.dropoff) : null,
@@ -122,11 +116,11 @@ export async function createQuote(
       vehicle_code: o.vehicleCode,
       vehicle: o.vehicleName,
       vehicle_class: o.vehicleClass,
-      price: toDecimal(o.amountMinor, o.currency),
-      currency: o.currency,
+      price: toDecimal(o.amountMinor, q.currency as Currency),
+      currency: q.currency as Currency,
       max_passengers: o.maxPassengers,
       max_luggage: o.maxLuggage,
-      expires_at: expiresAt.toISOString(),
+      expires_at: q.expiresAt.toISOString(),
     })),
     declined: outcome.ok ? null : { reason: outcome.reason, message: outcome.message, ...(outcome.hint ? { hint: outcome.hint } : {}) },
   };
@@ -137,8 +131,7 @@ export async function createQuote(
  * one of our own fleet codes; unrecognised codes are ignored, and if none is recognised the quote is unfiltered.
  * Offers carry the partner's code where a mapping exists (the requested one first), else our fleet code.
  */
-async function partnerVocabulary(trx: Knex.Transaction, partnerId: string, requested: string[] | undefined) {
-  const vocabulary = await vehicleVocabulary(trx, partnerId);
+function partnerVocabulary(vocabulary: ReadonlyMap<string, string>, requested: string[] | undefined) {
   const fleetCodes = new Set<string>(FLEET.map((v) => v.code));
   const recognised = (requested ?? []).flatMap((code) => {
     const mapped = vocabulary.get(code) ?? (fleetCodes.has(code) ? code : undefined);
@@ -155,13 +148,3 @@ async function partnerVocabulary(trx: Knex.Transaction, partnerId: string, reque
   };
 }
 
-/** Deletes quotes (and their offers) whose offers expired more than `retentionMs` ago and were never booked. */
-export async function purgeExpiredQuotes(db: Knex, now: Date, retentionMs: number): Promise<number> {
-  const cutoff = new Date(now.getTime() - retentionMs);
-  const deleted = await db('quotes')
-    .where('expiresAt', '<', cutoff)
-    .whereNotExists(db('bookings').select(db.raw('1')).whereRaw('bookings.quote_id = quotes.quote_id'))
-    .delete()
-    .returning('quote_id');
-  return deleted.length;
-}

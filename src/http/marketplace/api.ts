@@ -1,7 +1,7 @@
 import { AppError } from '../../shared/errors';
 import { sameSecret } from '../../shared/secrets';
 import { SIGNATURE_HEADER, verifyMarketplaceSignature } from '../../shared/signing/marketplace-signature';
-import { openApiSurface, type Operation } from '../openapi-surface';
+import { createSurface, type Operation } from '../surface';
 import type { Deps } from '../../deps';
 import type { HandlerResult, RequestContext } from '../types';
 import { operations } from './operations';
@@ -26,12 +26,12 @@ export function createMarketplaceSurface(deps: Deps) {
   const { inUrl, privateKey, callbackToken } = deps.config.marketplace;
   const mount = marketplaceMountPath(inUrl);
   const addressedUrl = (ctx: RequestContext) => `${inUrl}${ctx.url.slice(mount === '/' ? 0 : mount.length)}`;
-  return openApiSurface(
+  return createSurface(
     {
       name: 'marketplace',
       contract: 'marketplace-inbound.yaml',
       apiRoot: mount,
-      operations: operations as Record<string, Operation>,
+      operations: operations as unknown as Record<string, Operation>,
       async authenticate(ctx, scheme) {
         if (scheme === 'privateKey') {
           if (!privateKey) return false;

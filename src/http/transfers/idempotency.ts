@@ -1,6 +1,9 @@
-import type { Knex } from 'knex';
 import { AppError } from '../../shared/errors';
 import { jsonFingerprint } from '../../shared/canonical-json';
+import { combine, type Write } from '../../data/write';
+import * as keys from '../../data/repositories/idempotency-repository';
+import { bookingView } from '../../domain/bookings/booking-view';
+import { bookInTransaction, bookingWrites, decideBooking, readBookingFacts, type BookingCtx, type BookingInput } from '../../domain/bookings/place-booking';
 import type { HandlerResult } from '../types';
 import { transfersError } from './envelope';
 import type { PartnerContext } from './operations/types';
@@ -9,13 +12,7 @@ import type { PartnerContext } from './operations/types';
 export const MIN_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
 /** Kept until this long after the pickup time. */
 export const AFTER_PICKUP_MS = 24 * 60 * 60 * 1000;
-
-export interface IdempotentOutcome extends HandlerResult {
-  /** The pickup time the stored response concerns; the key is kept until 24 h after it. */
-  pickupAt?: Date;
-  bookingRef?: string;
-}
-
+const OPERATION = 'createBooking';
 
 /** Outcomes worth replaying: the decision was made. Validation failures and 5xx are not stored, so retrying them is safe. */
 const storable = (status: number) => status < 500 && status !== 400;
@@ -29,89 +26,104 @@ const inProgress = (waitMs: number) =>
     { 'Retry-After': '1' },
   );
 
-/**
- * Stripe-style idempotency, enforced by the database. The first request claims (partner, env, operation, key)
- * with an INSERT in its own transaction; a concurrent request with the same key blocks on that row's unique index
- * until the first commits (then replays its stored response) or rolls back (then proceeds itself). The wait is
- * bounded by lock_timeout; past it the caller gets a retryable 409 in_progress. The stored response is the exact
- * bytes first sent, replayed with status 200 (for a 201) and `Idempotent-Replayed: true`.
- */
-export async function withIdempotency(
-  ctx: PartnerContext,
-  operation: string,
-  key: string | undefined,
-  body: unknown,
-  run: (trx: Knex.Transaction) => Promise<IdempotentOutcome>,
-): Promise<HandlerResult> {
-  const execute = async (): Promise<IdempotentOutcome> => {
-    try {
-      const r = await ctx.trx.transaction(run);
-      return { ...r, rawBody: r.rawBody ?? JSON.stringify(r.body) };
-    } catch (e) {
-      if (!(e instanceof AppError)) throw e;
-      const r = transfersError(ctx, e);
-      return { ...r, rawBody: JSON.stringify(r.body) };
-    }
-  };
-  if (!key) return execute();
+const mismatch = (originalRequestId: string) =>
+  new AppError('idempotency_conflict', 409, 'This Idempotency-Key was already used with a different request body.', {
+    reason: 'body_mismatch',
+    original_request_id: originalRequestId,
+  });
 
-  const trx = ctx.trx;
-  const now = ctx.deps.clock.now();
-  const scope = { partnerId: ctx.partner.partnerId, env: ctx.env, operation, idempotencyKey: key };
-  // Same body = same JSON value: key order and whitespace do not matter.
-  const print = jsonFingerprint(body);
-  const waitMs = ctx.deps.config.idempotencyWaitMs;
-  let claimed: boolean;
-  try {
-    claimed = await trx.transaction(async (sp) => {
-      await sp.raw(`set local lock_timeout = ${Math.max(1, waitMs)}`);
-      const rows = await sp('idempotency_keys')
-        .insert({ ...scope, fingerprint: print, requestId: ctx.requestId, createdAt: now, expiresAt: new Date(now.getTime() + MIN_RETENTION_MS) })
-        .onConflict(['partner_id', 'env', 'operation', 'idempotency_key'])
-        .ignore()
-        .returning('idempotency_key');
-      await sp.raw('set local lock_timeout to default');
-      return rows.length === 1;
-    });
-  } catch (e) {
-    if ((e as { code?: string }).code === '55P03') return transfersError(ctx, inProgress(waitMs));
-    throw e;
-  }
-
-  if (!claimed) {
-    const stored = await trx('idempotency_keys').where(scope).first('fingerprint', 'responseStatus', 'responseBody', 'requestId');
-    if (!stored || stored.responseStatus === null) return transfersError(ctx, inProgress(waitMs));
-    if (stored.fingerprint !== print) {
-      return transfersError(
-        ctx,
-        new AppError('idempotency_conflict', 409, 'This Idempotency-Key was already used with a different request body.', {
-          reason: 'body_mismatch',
-          original_request_id: stored.requestId,
-        }),
-      );
-    }
-    return {
-      status: stored.responseStatus === 201 ? 200 : stored.responseStatus,
-      body: JSON.parse(stored.responseBody),
-      rawBody: stored.responseBody,
-      headers: { 'Idempotent-Replayed': 'true', 'Original-Request-Id': stored.requestId },
-    };
-  }
-
-  const outcome = await execute();
-  if (!storable(outcome.status)) {
-    await trx('idempotency_keys').where(scope).delete();
-    return outcome;
-  }
-  const retainUntil = Math.max(now.getTime() + MIN_RETENTION_MS, (outcome.pickupAt?.getTime() ?? 0) + AFTER_PICKUP_MS);
-  await trx('idempotency_keys')
-    .where(scope)
-    .update({ responseStatus: outcome.status, responseBody: outcome.rawBody, bookingRef: outcome.bookingRef ?? null, expiresAt: new Date(retainUntil) });
-  return { status: outcome.status, body: outcome.body, rawBody: outcome.rawBody, headers: outcome.headers };
+/** An answer as the exact bytes sent (and stored against the key). */
+interface Answer {
+  status: number;
+  rawBody: string;
+  headers?: Record<string, string>;
+  pickupAt?: Date;
+  bookingRef?: string;
 }
 
-/** Removes keys past their retention (see MIN_RETENTION_MS and AFTER_PICKUP_MS). */
-export async function purgeExpiredIdempotencyKeys(db: Knex, now: Date): Promise<number> {
-  const deleted = await db('idempotency_keys').where('expiresAt', '<', now).delete().returning('idempotency_key');
-  return deleted.length;
+function errorAnswer(ctx: PartnerContext, err: AppError): Answer {
+  const r = transfersError(ctx, err);
+  return { status: r.status, rawBody: JSON.stringify(r.body), headers: r.headers };
+}
+
+function bookingAnswer(created: boolean, booking: Parameters<typeof bookingView>[0]): Answer {
+  return { status: created ? 201 : 200, rawBody: JSON.stringify(bookingView(booking)), pickupAt: booking.pickupAt, bookingRef: booking.bookingRef };
+}
+
+function replay(ctx: PartnerContext, stored: keys.StoredResponse, print: string): HandlerResult {
+  if (stored.fingerprint !== print) return errorAnswer(ctx, mismatch(stored.requestId));
+  if (stored.responseStatus === null || stored.responseBody === null) return errorAnswer(ctx, inProgress(ctx.deps.config.idempotencyWaitMs));
+  return {
+    status: stored.responseStatus === 201 ? 200 : stored.responseStatus,
+    rawBody: stored.responseBody,
+    headers: { 'Idempotent-Replayed': 'true', 'Original-Request-Id': stored.requestId },
+  };
+}
+
+const completion = (a: Answer, now: Date): keys.Completion => ({
+  status: a.status,
+  body: a.rawBody,
+  bookingRef: a.bookingRef ?? null,
+  expiresAt: new Date(Math.max(now.getTime() + MIN_RETENTION_MS, (a.pickupAt?.getTime() ?? 0) + AFTER_PICKUP_MS)),
+});
+
+/**
+ * POST /bookings with Stripe-style idempotency, enforced by the database, in as few round trips as correctness
+ * allows:
+ *
+ * - The optimistic path reads everything the decision needs in one statement (the key's stored outcome, the
+ *   partner_reference, the offer and whether it is taken), decides, and commits the booking, its job, the key with
+ *   its response and the audit row in one guarded statement. A stored key replays its exact bytes (200,
+ *   `Idempotent-Replayed: true`); the same key with another body is 409 body_mismatch.
+ * - If that statement loses a race (the offer, the reference, the booking_ref or the key taken meanwhile), nothing
+ *   of it counts and the careful path decides: in the request's transaction it claims the key first (a concurrent
+ *   request with the same key waits for the first to commit, bounded by lock_timeout → 409 in_progress), then
+ *   books with the database's uniqueness as the referee, and stores the answer against the key.
+ *
+ * Outcomes that are not a decision (400, 5xx) are never stored, so retrying them with the same key is safe.
+ */
+export async function createBookingIdempotently(ctx: PartnerContext, input: BookingInput, key: string | undefined): Promise<HandlerResult> {
+  const now = ctx.deps.clock.now();
+  const scope = { partnerId: ctx.partner.partnerId, env: ctx.env };
+  const bctx: BookingCtx = { now, requestId: ctx.requestId, emergencyPhone: ctx.deps.config.emergencyPhone };
+  const keyScope = key ? { ...scope, operation: OPERATION, key } : undefined;
+  // Same body = same JSON value: key order and whitespace do not matter.
+  const print = key ? jsonFingerprint(input) : '';
+
+  const facts = await readBookingFacts(ctx.sql, scope, { idempotencyKey: key, partnerReference: input.partner_reference, offerId: input.offer_id });
+  if (keyScope && facts.stored) return replay(ctx, facts.stored, print);
+
+  const d = decideBooking(facts, scope, input, bctx);
+  const answer = d.kind === 'refused' ? errorAnswer(ctx, d.error) : bookingAnswer(d.kind === 'book', d.booking);
+  const remember = keyScope && storable(answer.status) ? (after?: string) => keys.storeWrite(keyScope, print, ctx.requestId, now, completion(answer, now), after) : undefined;
+  let write: Write | undefined;
+  if (d.kind === 'book') write = combine(bookingWrites(d, bctx), remember?.('booking_in'));
+  else write = remember?.();
+  return { ...answer, write, otherwise: () => careful(ctx, input, keyScope, print, bctx) };
+}
+
+async function careful(ctx: PartnerContext, input: BookingInput, keyScope: keys.IdempotencyScope | undefined, print: string, bctx: BookingCtx): Promise<HandlerResult> {
+  const tx = await ctx.tx();
+  const scope = { partnerId: ctx.partner.partnerId, env: ctx.env };
+  if (keyScope) {
+    const claim = await keys.claimKey(tx, keyScope, print, ctx.requestId, bctx.now, new Date(bctx.now.getTime() + MIN_RETENTION_MS));
+    if (claim === 'busy') return errorAnswer(ctx, inProgress(ctx.deps.config.idempotencyWaitMs));
+    if (claim === 'taken') {
+      const stored = await keys.findStored(tx, keyScope);
+      return stored ? replay(ctx, stored, print) : errorAnswer(ctx, inProgress(ctx.deps.config.idempotencyWaitMs));
+    }
+  }
+  let answer: Answer;
+  try {
+    const { created, booking } = await bookInTransaction(tx, scope, input, bctx);
+    answer = bookingAnswer(created, booking);
+  } catch (e) {
+    if (!(e instanceof AppError) || e.status >= 500) throw e;
+    answer = errorAnswer(ctx, e);
+  }
+  if (keyScope) {
+    if (storable(answer.status)) await keys.completeKey(tx, keyScope, completion(answer, bctx.now));
+    else await keys.releaseKey(tx, keyScope);
+  }
+  return answer;
 }

@@ -31,7 +31,7 @@ describe('The retention pass', () => {
 
     // Six days on: nothing is old enough yet.
     clock.set('2026-11-27T08:00:00Z');
-    expect(await runRetention(app.deps)).toEqual({ quotes: 0, idempotencyKeys: 0, priceMarks: 0 });
+    expect(await runRetention(app.deps)).toMatchObject({ quotes: 0, idempotencyKeys: 0, priceMarks: 0, auditPartitionsMade: 0, auditPartitionsDropped: [] });
 
     // Nine days on: expired quotes and marks are past 7 days; the key is kept until pickup + 24 h.
     clock.set('2026-11-30T08:00:00Z');

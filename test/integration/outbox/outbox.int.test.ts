@@ -82,7 +82,7 @@ describe('Marketplace outbox', () => {
   let client: HttpMarketplaceClient;
   let ops: ReturnType<typeof operator>;
 
-  const enqueue = (msg: OutboundMessage) => app.db.transaction((trx) => enqueueOutbound(trx, msg, clock.now()));
+  const enqueue = (msg: OutboundMessage) => app.deps.db.transaction((tx) => enqueueOutbound(tx, msg, clock.now()));
   const row = async (id: string) => app.db('outbox').where({ id }).first();
   const deliver = (opts: OutboxWorkerOptions = FAST) => deliverDueOnce(app.deps, client, opts);
 
@@ -241,9 +241,9 @@ describe('Marketplace outbox', () => {
   });
 
   it('when the transaction that enqueues a message rolls back, then neither the state change nor the message exist', async () => {
-    const failing = app.db.transaction(async (trx) => {
-      await trx('partners').insert({ partnerId: 'ptn_rollback000000001', name: 'Rolled Back' });
-      await enqueueOutbound(trx, confirm('INT-ROLLBACK'), clock.now());
+    const failing = app.deps.db.transaction(async (tx) => {
+      await tx.knex('partners').insert({ partnerId: 'ptn_rollback000000001', name: 'Rolled Back' });
+      await enqueueOutbound(tx, confirm('INT-ROLLBACK'), clock.now());
       throw new Error('the state change failed');
     });
     await expect(failing).rejects.toThrow('the state change failed');
@@ -301,7 +301,7 @@ describe('Marketplace outbox across restarts', () => {
     const database = await freshDatabase();
     try {
       const first = await startTestApp({ db: database, env: ENV, outboxWorker: false });
-      const { id } = await first.db.transaction((trx) => enqueueOutbound(trx, confirm('INT-RESTART'), first.clock.now()));
+      const { id } = await first.deps.db.transaction((tx) => enqueueOutbound(tx, confirm('INT-RESTART'), first.clock.now()));
       await first.close();
 
       const second = await startTestApp({ db: database, env: ENV, outboxWorker: false });
@@ -323,7 +323,7 @@ describe('Marketplace outbox across restarts', () => {
     const app = await startTestApp({ env: ENV });
     try {
       marketplace();
-      const { id } = await app.db.transaction((trx) => enqueueOutbound(trx, confirm('INT-BACKGROUND'), app.clock.now()));
+      const { id } = await app.deps.db.transaction((tx) => enqueueOutbound(tx, confirm('INT-BACKGROUND'), app.clock.now()));
       await waitFor(async () => (await app.db('outbox').where({ id }).first()).status === 'delivered', 10_000);
       expect(hits).toHaveLength(1);
       expect(hits[0]).toMatchObject({ path: '/booking/confirm/', signatureOk: true });

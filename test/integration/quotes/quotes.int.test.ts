@@ -2,7 +2,7 @@ import { startTestApp, type TestApp } from '../../support/test-app';
 import { client, type Call } from '../../support/http';
 import { operator } from '../../support/fixtures';
 import { ManualClock } from '../../../src/shared/clock';
-import { purgeExpiredQuotes } from '../../../src/domain/quotes/create-quote';
+import { runRetention } from '../../../src/retention';
 
 const NOW = '2026-11-21T08:00:00Z';
 const PICKUP = '2026-12-01T09:30:00+05:30';
@@ -206,7 +206,7 @@ describe('Quoting over the API', () => {
   it('when quotes are long expired and unbooked, then the retention job purges them and their offers', async () => {
     const r = await quote(journey());
     const later = new Date(Date.parse(NOW) + 8 * 24 * 3600 * 1000);
-    const purged = await purgeExpiredQuotes(app.db, later, 7 * 24 * 3600 * 1000);
+    const { quotes: purged } = await runRetention({ ...app.deps, clock: new ManualClock(later) });
     expect(purged).toBeGreaterThan(0);
     expect(await app.db('quotes').where({ quoteId: r.body.quote_id })).toHaveLength(0);
     expect(await app.db('offers').where({ quoteId: r.body.quote_id })).toHaveLength(0);

@@ -1,6 +1,6 @@
 import OpenAPIBackend from 'openapi-backend';
 import addFormats from 'ajv-formats';
-import { loadContract } from '../../../src/http/openapi-surface';
+import { loadContract } from '../../../src/http/surface';
 import { operations as transfersOperations } from '../../../src/http/transfers/operations';
 import { operations as opsOperations } from '../../../src/http/ops/operations';
 import { operations as marketplaceOperations } from '../../../src/http/marketplace/operations';

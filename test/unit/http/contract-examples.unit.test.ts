@@ -1,6 +1,6 @@
 import OpenAPIBackend from 'openapi-backend';
 import addFormats from 'ajv-formats';
-import { loadContract } from '../../../src/http/openapi-surface';
+import { loadContract } from '../../../src/http/surface';
 
 type Json = Record<string, any>;
 

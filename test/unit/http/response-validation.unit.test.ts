@@ -1,25 +1,26 @@
-import { openApiSurface } from '../../../src/http/openapi-surface';
+import { createSurface } from '../../../src/http/surface';
 import { transfersError } from '../../../src/http/transfers/envelope';
+import { RequestContext } from '../../../src/http/types';
 import { AppError } from '../../../src/shared/errors';
 import { makeLogger } from '../../../src/shared/logger';
 import { systemClock } from '../../../src/shared/clock';
 import { testConfig } from '../../support/test-app';
-import type { RequestContext } from '../../../src/http/types';
+import type { Deps } from '../../../src/deps';
 
-/** A transaction stand-in: savepoints just run their callback. */
-const fakeTrx = { transaction: (cb: (t: unknown) => unknown) => cb(fakeTrx) } as unknown as RequestContext['trx'];
-
-async function surfaceReturning(body: unknown, mode: 'enforce' | 'log') {
+async function surfaceReturning(body: unknown, mode: 'enforce' | 'log' | 'off') {
   const logged: unknown[] = [];
   const logger = makeLogger('silent');
   logger.error = ((obj: unknown) => void logged.push(obj)) as typeof logger.error;
-  const deps = { config: testConfig({ RESPONSE_VALIDATION: mode }), db: null as never, clock: systemClock, logger };
-  const surface = await openApiSurface(
+  const deps = { config: testConfig({ RESPONSE_VALIDATION: mode }), db: null as never, clock: systemClock, logger } as Deps;
+  const surface = await createSurface(
     {
       name: 'transfers',
       contract: 'transfers-v1.yaml',
       apiRoot: '/transfers/v1',
-      operations: { getPing: async () => ({ status: 200, body }) },
+      operations: {
+        getPing: async () => ({ status: 200, body }),
+        ...Object.fromEntries(['createQuote', 'createBooking', 'getBooking', 'cancelBooking', 'expireOffer', 'pauseSandboxAccount', 'resumeSandboxAccount'].map((id) => [id, async () => ({ status: 500 })])),
+      },
       authenticate: async (ctx) => ((ctx.env = 'sandbox'), true),
       unauthorized: () => new AppError('unauthorized', 401, 'no'),
       errorResult: transfersError,
@@ -27,8 +28,8 @@ async function surfaceReturning(body: unknown, mode: 'enforce' | 'log') {
     },
     deps,
   );
-  const ctx = { requestId: 'req_1', surface: 'transfers', deps, method: 'GET', url: '/transfers/v1/ping', headers: {}, rawBody: Buffer.alloc(0), trx: fakeTrx } as RequestContext;
-  const result = await surface.handle({ method: 'GET', path: '/transfers/v1/ping', query: {}, headers: {}, body: undefined }, ctx);
+  const ctx = new RequestContext({ requestId: 'req_1', surface: 'transfers', deps, method: 'GET', url: '/transfers/v1/ping', headers: {}, rawBody: Buffer.alloc(0) });
+  const result = await surface.handle(ctx);
   return { result, logged };
 }
 
@@ -40,10 +41,16 @@ describe('Responses are checked against the contract', () => {
     expect(logged).toHaveLength(1);
   });
 
-  it('when a handler breaks the contract in production, then it is logged and the response is sent', async () => {
+  it('when a handler breaks the contract with RESPONSE_VALIDATION=log, then it is logged and the response is sent', async () => {
     const { result, logged } = await surfaceReturning({ ok: 'yes', partner: 'P', time: 'now' }, 'log');
     expect(result.status).toBe(200);
     expect(logged).toHaveLength(1);
+  });
+
+  it('when responses are not checked (production), then nothing is validated or logged', async () => {
+    const { result, logged } = await surfaceReturning({ ok: 'yes', partner: 'P', time: 'now' }, 'off');
+    expect(result.status).toBe(200);
+    expect(logged).toHaveLength(0);
   });
 
   it('when a handler honours the contract, then nothing is logged', async () => {

@@ -1,27 +1,13 @@
 import { applyRefetchedOrder, type MarketplaceOrder } from '../../../domain/marketplace/orders';
 import { isOutboundFailure, type OutboundExchange } from '../../../domain/outbox/outbox';
-import { appendAudit } from '../../../domain/audit/audit-log';
+import { exchangeAudit } from '../../../domain/audit/exchange-audit';
+import { appendAudit } from '../../../data/repositories/audit-repository';
 import type { RequestContext } from '../../types';
-import { supplierCtx, type MarketplaceBody, type MarketplaceHandler } from './types';
+import { supplierCtx, type MarketplaceHandler } from './types';
 
-const auditExchange = (ctx: RequestContext, x: OutboundExchange) =>
-  appendAudit(ctx.trx, {
-    surface: 'marketplace',
-    direction: 'outbound',
-    method: x.method,
-    path: x.path,
-    status: x.status,
-    partnerId: null,
-    env: null,
-    requestId: ctx.requestId,
-    requestHeaders: x.requestHeaders,
-    requestBody: x.requestBody,
-    responseHeaders: x.responseHeaders,
-    responseBody: x.responseBody,
-    durationMs: x.durationMs,
-    attempt: 1,
-    error: x.error,
-  });
+/** The re-fetch's own audit row, committed with the callback's (it carries the callback's request id). */
+const auditExchange = async (ctx: RequestContext, x: OutboundExchange) =>
+  appendAudit(await ctx.tx(), exchangeAudit('marketplace', x, { attempt: 1, requestId: ctx.requestId }));
 
 const retryLater = (error: string) => ({
   status: 503 as const,
@@ -31,11 +17,13 @@ const retryLater = (error: string) => ({
 
 /**
  * An order callback. The posted body only names the order: the order itself is re-fetched from the marketplace's
- * authenticated API and only that is written. If the re-fetch fails, nothing but its audit row is written and the
- * marketplace is told to retry (503). Applying the same order twice changes nothing.
+ * authenticated API and only that is written. The re-fetch runs with no transaction open (it may take up to the
+ * client's timeout, and on the embedded database an open transaction would hold the only connection); then a short
+ * transaction writes the order and both audit rows. If the re-fetch fails, nothing but the audit rows is written and
+ * the marketplace is told to retry (503). Applying the same order twice changes nothing.
  */
-export const receiveCallback: MarketplaceHandler<'receiveCallback'> = async (c, ctx) => {
-  const { type, order_id } = c.request.requestBody as MarketplaceBody<'receiveCallback'>;
+export const receiveCallback: MarketplaceHandler<'receiveCallback'> = async (call, ctx) => {
+  const { type, order_id } = call.body;
   const source = ctx.deps.orderSource;
   if (!source) return retryLater('the marketplace connection is not configured (MARKETPLACE_URL)');
   let order: MarketplaceOrder;
@@ -49,5 +37,5 @@ export const receiveCallback: MarketplaceHandler<'receiveCallback'> = async (c, 
     return retryLater(`order ${order_id} could not be re-fetched from the marketplace; retry`);
   }
   if (order.order_id !== order_id) return retryLater(`the marketplace returned order ${order.order_id} for ${order_id}; retry`);
-  return { status: 200, body: (await applyRefetchedOrder(ctx.trx, type, order, supplierCtx(ctx))) as never };
+  return { status: 200, body: (await applyRefetchedOrder(await ctx.tx(), type, order, supplierCtx(ctx))) as never };
 };

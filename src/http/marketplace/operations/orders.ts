@@ -1,22 +1,22 @@
 import * as orders from '../../../domain/marketplace/orders';
-import { supplierCtx, type MarketplaceBody, type MarketplaceHandler } from './types';
+import { supplierCtx, type MarketplaceHandler } from './types';
 
-export const createOrder: MarketplaceHandler<'createOrder'> = async (c, ctx) => ({
+export const createOrder: MarketplaceHandler<'createOrder'> = async (call, ctx) => ({
   status: 200,
-  body: (await orders.createOrder(ctx.trx, c.request.requestBody as orders.MarketplaceOrder, { ...supplierCtx(ctx), source: 'booking' })) as never,
+  body: (await orders.createOrder(await ctx.tx(), call.body as orders.MarketplaceOrder, { ...supplierCtx(ctx), source: 'booking' })) as never,
 });
 
-export const cancelOrder: MarketplaceHandler<'cancelOrder'> = async (c, ctx) => ({
+export const cancelOrder: MarketplaceHandler<'cancelOrder'> = async (call, ctx) => ({
   status: 200,
-  body: (await orders.cancelOrder(ctx.trx, (c.request.requestBody as MarketplaceBody<'cancelOrder'>).order_id, ctx.deps.clock.now())) as never,
+  body: (await orders.cancelOrder(await ctx.tx(), call.body.order_id, ctx.deps.clock.now())) as never,
 });
 
-export const updateOrder: MarketplaceHandler<'updateOrder'> = async (c, ctx) => ({
+export const updateOrder: MarketplaceHandler<'updateOrder'> = async (call, ctx) => ({
   status: 200,
-  body: (await orders.updateOrder(ctx.trx, c.request.requestBody as orders.OrderChange, supplierCtx(ctx))) as never,
+  body: (await orders.updateOrder(await ctx.tx(), call.body as orders.OrderChange, supplierCtx(ctx))) as never,
 });
 
-export const acknowledgeOrder: MarketplaceHandler<'acknowledgeOrder'> = async (c, ctx) => ({
+export const acknowledgeOrder: MarketplaceHandler<'acknowledgeOrder'> = async (call, ctx) => ({
   status: 200,
-  body: (await orders.acknowledgeOrder(ctx.trx, (c.request.requestBody as MarketplaceBody<'acknowledgeOrder'>).order_id, ctx.deps.clock.now())) as never,
+  body: (await orders.acknowledgeOrder(await ctx.tx(), call.body.order_id, ctx.deps.clock.now())) as never,
 });

@@ -1,9 +1,9 @@
-import { listAudit as list } from '../../../domain/audit/audit-log';
-import type { OpsHandler, OpsQuery } from './types';
+import { listAudit as list } from '../../../data/repositories/audit-repository';
+import type { OpsHandler } from './types';
 
-export const listAudit: OpsHandler<'listAudit'> = async (c, ctx) => {
-  const q = c.request.query as unknown as OpsQuery<'listAudit'>;
-  const data = await list(ctx.trx, {
+export const listAudit: OpsHandler<'listAudit'> = async (call, ctx) => {
+  const q = call.query;
+  const data = await list(ctx.sql, {
     limit: Number(q.limit ?? 50),
     path: q.path,
     partnerId: q.partner_id,

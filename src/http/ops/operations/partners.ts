@@ -1,24 +1,12 @@
 import { createPartner as create, getPartner as get, listPartners as list, setPaused } from '../../../domain/partners/partners';
-import type { OpsBody, OpsHandler, OpsParams } from './types';
+import type { OpsHandler } from './types';
 
-export const createPartner: OpsHandler<'createPartner'> = async (c, ctx) => ({
-  status: 201,
-  body: await create(ctx.trx, c.request.requestBody as OpsBody<'createPartner'>),
-});
+export const createPartner: OpsHandler<'createPartner'> = async (call, ctx) => ({ status: 201, body: await create(await ctx.tx(), call.body) });
 
-export const listPartners: OpsHandler<'listPartners'> = async (_c, ctx) => ({ status: 200, body: { data: await list(ctx.trx) } });
+export const listPartners: OpsHandler<'listPartners'> = async (_call, ctx) => ({ status: 200, body: { data: await list(ctx.sql) } });
 
-export const getPartner: OpsHandler<'getPartner'> = async (c, ctx) => ({
-  status: 200,
-  body: await get(ctx.trx, (c.request.params as OpsParams<'getPartner'>).partner_id),
-});
+export const getPartner: OpsHandler<'getPartner'> = async (call, ctx) => ({ status: 200, body: await get(ctx.sql, call.params.partner_id) });
 
-export const pausePartner: OpsHandler<'pausePartner'> = async (c, ctx) => ({
-  status: 200,
-  body: await setPaused(ctx.trx, (c.request.params as OpsParams<'pausePartner'>).partner_id, true),
-});
+export const pausePartner: OpsHandler<'pausePartner'> = async (call, ctx) => ({ status: 200, body: await setPaused(await ctx.tx(), call.params.partner_id, true) });
 
-export const resumePartner: OpsHandler<'resumePartner'> = async (c, ctx) => ({
-  status: 200,
-  body: await setPaused(ctx.trx, (c.request.params as OpsParams<'resumePartner'>).partner_id, false),
-});
+export const resumePartner: OpsHandler<'resumePartner'> = async (call, ctx) => ({ status: 200, body: await setPaused(await ctx.tx(), call.params.partner_id, false) });

@@ -1,12 +1,7 @@
 import { cancelBooking as cancel } from '../../../domain/bookings/manage-booking';
-import type { TransfersHandler, TransfersParams } from './types';
+import type { TransfersHandler } from './types';
 
-export const cancelBooking: TransfersHandler<'cancelBooking'> = async (c, ctx) => ({
+export const cancelBooking: TransfersHandler<'cancelBooking'> = async (call, ctx) => ({
   status: 200,
-  body: await cancel(
-    ctx.trx,
-    { partnerId: ctx.partner.partnerId, env: ctx.env },
-    (c.request.params as TransfersParams<'cancelBooking'>).booking_ref,
-    ctx.deps.clock.now(),
-  ),
+  body: await cancel(await ctx.tx(), { partnerId: ctx.partner.partnerId, env: ctx.env }, call.params.booking_ref, ctx.deps.clock.now()),
 });

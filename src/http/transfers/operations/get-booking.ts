@@ -1,7 +1,7 @@
 import { getBooking as get } from '../../../domain/bookings/manage-booking';
-import type { TransfersHandler, TransfersParams } from './types';
+import type { TransfersHandler } from './types';
 
-export const getBooking: TransfersHandler<'getBooking'> = async (c, ctx) => ({
+export const getBooking: TransfersHandler<'getBooking'> = async (call, ctx) => ({
   status: 200,
-  body: await get(ctx.trx, { partnerId: ctx.partner.partnerId, env: ctx.env }, (c.request.params as TransfersParams<'getBooking'>).booking_ref),
+  body: await get(ctx.sql, { partnerId: ctx.partner.partnerId, env: ctx.env }, call.params.booking_ref),
 });

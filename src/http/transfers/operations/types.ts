@@ -1,7 +1,6 @@
-import type { Context } from 'openapi-backend';
 import type { operations as Ops } from '../../../generated/transfers-v1';
-import type { BodyOf, PathParamsOf, ReplyOf } from '../../contract-types';
-import type { RequestContext } from '../../types';
+import type { BodyOf, PathParamsOf, QueryOf, ReplyOf } from '../../contract-types';
+import type { OperationCall, RequestContext } from '../../types';
 
 export type TransfersOperationId = keyof Ops;
 export type TransfersBody<O extends TransfersOperationId> = BodyOf<Ops, O>;
@@ -12,4 +11,5 @@ export type TransfersReply<O extends TransfersOperationId> = ReplyOf<Ops, O, 'en
 /** The partner and environment are set by the security handler before any operation runs. */
 export type PartnerContext = RequestContext & Required<Pick<RequestContext, 'partner' | 'env'>>;
 
-export type TransfersHandler<O extends TransfersOperationId> = (c: Context, ctx: PartnerContext) => Promise<TransfersReply<O>>;
+export type TransfersCall<O extends TransfersOperationId> = OperationCall<TransfersBody<O>, TransfersParams<O>, QueryOf<Ops, O>>;
+export type TransfersHandler<O extends TransfersOperationId> = (call: TransfersCall<O>, ctx: PartnerContext) => Promise<TransfersReply<O>>;

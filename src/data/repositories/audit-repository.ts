@@ -1,0 +1,206 @@
+import { sql, type Sql } from '../database';
+import { combine, type Write } from '../write';
+
+/** One audited exchange. Headers and bodies are JSON text, already redacted (see shared/redact). */
+export interface AuditEntry {
+  surface: string;
+  direction: 'inbound' | 'outbound';
+  method: string;
+  path: string;
+  status: number | null;
+  partnerId: string | null;
+  env: string | null;
+  requestId: string;
+  requestHeaders: string;
+  requestBody: string | null;
+  responseHeaders: string;
+  responseBody: string | null;
+  durationMs: number;
+  attempt?: number | null;
+  error?: string | null;
+}
+
+const COLUMNS =
+  'surface, direction, method, path, status, partner_id, env, request_id, request_headers, request_body, response_headers, response_body, duration_ms, attempt, error';
+const VALUES =
+  '$1::text, $2::text, $3::text, $4::text, $5::int, $6::text, $7::text, $8::text, $9::jsonb, $10::jsonb, $11::jsonb, $12::jsonb, $13::int, $14::int, $15::text';
+
+const params = (e: AuditEntry): unknown[] => [
+  e.surface,
+  e.direction,
+  text(e.method),
+  text(e.path),
+  e.status,
+  e.partnerId,
+  e.env,
+  e.requestId,
+  e.requestHeaders,
+  e.requestBody,
+  e.responseHeaders,
+  e.responseBody,
+  e.durationMs,
+  e.attempt ?? null,
+  e.error === undefined || e.error === null ? null : text(e.error),
+];
+
+/** PostgreSQL text cannot hold NUL; anything else a client sends is kept. */
+const text = (s: string) => (s.includes('\u0000') ? s.replace(/\u0000/g, '\\u0000') : s);
+
+// JSON.stringify writes NUL as \u0000 and a lone surrogate as \udXXX (pairs stay raw characters): the only two
+// things jsonb refuses. An odd number of backslashes before the "u" marks a real escape.
+const JSONB_REFUSES = /(?<!\\)((?:\\\\)*)\\u(0000|d[89a-f][0-9a-f]{2})/gi;
+
+/**
+ * JSON text jsonb accepts, for any value: NUL characters and lone surrogates are kept as the visible text
+ * "\u0000" / "\ud800" (a backslash and five characters), everything else as it is. Numbers are JSON.stringify's
+ * (finite doubles), which jsonb's numeric always holds.
+ */
+export function jsonbText(value: unknown): string | null {
+  if (value === undefined) return null;
+  const t = JSON.stringify(value);
+  if (t === undefined) return null;
+  return t.includes('\\u') ? t.replace(JSONB_REFUSES, '$1\\\\u$2') : t;
+}
+
+/**
+ * How a body that could not be stored as the JSON it is (not JSON, not UTF-8, or holding what jsonb refuses) is
+ * kept faithfully: `{"$unparsed": {"reason", "bytes", "text"}}` when the bytes are UTF-8 text, else with
+ * `"base64"` instead of `"text"`. Secrets are redacted before either form.
+ */
+export function unparsedBody(bytes: Buffer, reason: string): string {
+  const asText = utf8(bytes);
+  const form = asText !== null && !asText.includes('\u0000') ? { text: asText } : { base64: bytes.toString('base64') };
+  return jsonbText({ $unparsed: { reason, bytes: bytes.length, ...form } })!;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+function utf8(bytes: Buffer): string | null {
+  try {
+    return decoder.decode(bytes);
+  } catch {
+    return null;
+  }
+}
+
+const insertOne = sql(`insert into audit_log (${COLUMNS}) values (${VALUES})`);
+
+export async function appendAudit(db: Sql, e: AuditEntry): Promise<void> {
+  await db.query(insertOne, params(e));
+}
+
+const composed = new Map<string, string>();
+
+/**
+ * Runs `write` and appends the audit row in one statement (one implicit transaction). With a guarded write the
+ * audit row is inserted only if the guard produced rows; returns whether it was, i.e. whether the write happened.
+ */
+export async function commitWithAudit(db: Sql, write: Write | undefined, e: AuditEntry): Promise<boolean> {
+  if (!write || write.ctes.length === 0) {
+    await appendAudit(db, e);
+    return true;
+  }
+  const all = combine(write, { ctes: [`audit as (insert into audit_log (${COLUMNS}) select ${VALUES}${write.guard ? ' where exists (select 1 from __guard__)' : ''} returning 1)`], params: params(e) });
+  const key = `${write.guard ?? ''}\u0002${all.ctes.join(',\n')}`;
+  let text = composed.get(key);
+  if (text === undefined) {
+    text = `with ${all.ctes.join(',\n')}\nselect count(*)::int as n from audit`.replace('__guard__', write.guard ?? '');
+    composed.set(key, text);
+  }
+  const rows = await db.query<{ n: number }>(sql(text), all.params);
+  return rows[0].n > 0;
+}
+
+export interface AuditQuery {
+  limit: number;
+  path?: string;
+  partnerId?: string;
+  requestId?: string;
+  surface?: string;
+  direction?: 'inbound' | 'outbound';
+  from?: Date;
+  to?: Date;
+  /** Keyset pagination: rows with a smaller id (older). */
+  beforeId?: string;
+}
+
+export interface AuditView {
+  id: string;
+  at: string;
+  surface: string;
+  direction: 'inbound' | 'outbound';
+  method: string;
+  path: string;
+  status: number | null;
+  partner_id: string | null;
+  env: string | null;
+  request_id: string;
+  request_headers: Record<string, unknown>;
+  request_body: unknown;
+  response_headers: Record<string, unknown>;
+  response_body: unknown;
+  duration_ms: number;
+  attempt: number | null;
+  error: string | null;
+}
+
+/** Newest first, filtered; every filter is served by an index of the partitioned table. */
+export async function listAudit(db: Sql, q: AuditQuery): Promise<AuditView[]> {
+  const k = db.knex;
+  const query = k('audit_log').orderBy('id', 'desc').limit(q.limit);
+  if (q.path) query.whereLike('path', `${q.path.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
+  if (q.partnerId) query.where('partnerId', q.partnerId);
+  if (q.requestId) query.where('requestId', q.requestId);
+  if (q.surface) query.where('surface', q.surface);
+  if (q.direction) query.where('direction', q.direction);
+  if (q.from) query.where('at', '>=', q.from);
+  if (q.to) query.where('at', '<', q.to);
+  if (q.beforeId) query.where('id', '<', q.beforeId);
+  const rows: Array<Record<string, unknown>> = await query;
+  return rows.map((r) => ({
+    id: String(r.id),
+    at: (r.at as Date).toISOString(),
+    surface: r.surface as string,
+    direction: r.direction as 'inbound' | 'outbound',
+    method: r.method as string,
+    path: r.path as string,
+    status: (r.status as number | null) ?? null,
+    partner_id: (r.partnerId as string | null) ?? null,
+    env: (r.env as string | null) ?? null,
+    request_id: r.requestId as string,
+    request_headers: r.requestHeaders as Record<string, unknown>,
+    request_body: r.requestBody ?? null,
+    response_headers: r.responseHeaders as Record<string, unknown>,
+    response_body: r.responseBody ?? null,
+    duration_ms: r.durationMs as number,
+    attempt: (r.attempt as number | null) ?? null,
+    error: (r.error as string | null) ?? null,
+  }));
+}
+
+const ensure = sql('select audit_log_ensure_partitions($1::timestamptz, $2::int) as made');
+
+/** Creates the monthly partitions from `from`'s month on, `months` of them (idempotent, safe on every instance). */
+export async function ensureAuditPartitions(db: Sql, from: Date, months: number): Promise<number> {
+  const rows = await db.query<{ made: number }>(ensure, [from, months]);
+  return rows[0].made;
+}
+
+const partitionsOlderThan = sql(`
+  select c.relname as name
+  from pg_inherits i
+  join pg_class c on c.oid = i.inhrelid
+  join pg_class p on p.oid = i.inhparent
+  join pg_namespace n on n.oid = p.relnamespace
+  where p.relname = 'audit_log' and n.nspname = current_schema() and c.relname ~ '^audit_log_[0-9]{4}_[0-9]{2}$'
+    and to_date(substr(c.relname, 11), 'YYYY_MM') + interval '1 month' <= $1::timestamptz
+  order by c.relname`);
+
+/**
+ * Audit retention: drops whole months that ended before `cutoff` (AUDIT_RETENTION_MONTHS; unset keeps everything).
+ * Rows are never deleted one by one: the append-only trigger refuses that.
+ */
+export async function dropAuditPartitionsBefore(db: Sql, cutoff: Date): Promise<string[]> {
+  const old = await db.query<{ name: string }>(partitionsOlderThan, [cutoff]);
+  for (const { name } of old) await db.query(`drop table "${name.replace(/"/g, '')}"`);
+  return old.map((r) => r.name);
+}

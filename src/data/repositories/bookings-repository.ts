@@ -1,0 +1,199 @@
+import { sql, type Sql } from '../database';
+import { isUniqueViolation } from '../errors';
+import type { Write } from '../write';
+import type { StoredResponse } from './idempotency-repository';
+
+export type Env = 'sandbox' | 'production';
+export type Place = { name: string; iata?: string; lat: number; lon: number };
+
+export interface BookingRow {
+  bookingRef: string;
+  partnerId: string;
+  env: Env;
+  partnerReference: string;
+  quoteId: string;
+  offerId: string;
+  status: 'confirmed' | 'cancelled';
+  vehicle: string;
+  vehicleCode: string;
+  vehicleName: string;
+  amountMinor: number;
+  currency: 'USD' | 'EUR' | 'LKR';
+  pickup: Place;
+  dropoff: Place;
+  pickupDatetime: string;
+  pickupAt: Date;
+  journeyType: 'arrival' | 'departure' | 'point_to_point';
+  adults: number;
+  luggage: number;
+  passenger: { first_name: string; last_name: string; email?: string; phone?: string };
+  flightNumber: string | null;
+  meetingInstructions: string;
+  emergencyPhone: string;
+  createdAt: Date;
+  cancelledAt: Date | null;
+}
+
+/** An offer with what its quote knows of the journey: everything a booking decision reads. */
+export interface OfferForBooking {
+  offerId: string;
+  quoteId: string;
+  vehicle: string;
+  vehicleCode: string;
+  vehicleName: string;
+  maxPassengers: number;
+  maxLuggage: number;
+  amountMinor: number;
+  currency: BookingRow['currency'];
+  expiresAt: Date;
+  journeyType: BookingRow['journeyType'];
+  pickup: Place;
+  dropoff: Place;
+  pickupAt: Date;
+  request: { pickup: { name?: string }; dropoff: { name?: string }; pickup_datetime: string };
+  durationMin: number | null;
+}
+
+/** Column → field, in one place for every way a booking is read or written. */
+const BOOKING = {
+  bookingRef: 'booking_ref',
+  partnerId: 'partner_id',
+  env: 'env',
+  partnerReference: 'partner_reference',
+  quoteId: 'quote_id',
+  offerId: 'offer_id',
+  status: 'status',
+  vehicle: 'vehicle',
+  vehicleCode: 'vehicle_code',
+  vehicleName: 'vehicle_name',
+  amountMinor: 'amount_minor',
+  currency: 'currency',
+  pickup: 'pickup',
+  dropoff: 'dropoff',
+  pickupDatetime: 'pickup_datetime',
+  pickupAt: 'pickup_at',
+  journeyType: 'journey_type',
+  adults: 'adults',
+  luggage: 'luggage',
+  passenger: 'passenger',
+  flightNumber: 'flight_number',
+  meetingInstructions: 'meeting_instructions',
+  emergencyPhone: 'emergency_phone',
+  createdAt: 'created_at',
+  cancelledAt: 'cancelled_at',
+} as const satisfies Record<keyof BookingRow, string>;
+const FIELDS = Object.keys(BOOKING) as Array<keyof BookingRow>;
+
+const bookingJson = (alias: string) => `json_build_object(${FIELDS.map((f) => `'${f}', ${alias}.${BOOKING[f]}`).join(', ')})`;
+const bookingColumns = (alias: string) => FIELDS.map((f) => `${alias}.${BOOKING[f]} as "${f}"`).join(', ');
+
+/** A booking read as JSON (dates come back as text): the types the rest of the code expects. */
+function fromJson(j: Record<string, unknown> | null): BookingRow | undefined {
+  if (!j) return undefined;
+  return {
+    ...(j as unknown as BookingRow),
+    amountMinor: Number(j.amountMinor),
+    pickupAt: new Date(j.pickupAt as string),
+    createdAt: new Date(j.createdAt as string),
+    cancelledAt: j.cancelledAt ? new Date(j.cancelledAt as string) : null,
+  };
+}
+
+const fromRow = (r: BookingRow | undefined): BookingRow | undefined => (r ? { ...r, amountMinor: Number(r.amountMinor) } : undefined);
+
+const OFFER_JSON = `json_build_object(
+  'offerId', o.offer_id, 'quoteId', o.quote_id, 'vehicle', o.vehicle, 'vehicleCode', o.vehicle_code, 'vehicleName', o.vehicle_name,
+  'maxPassengers', o.max_passengers, 'maxLuggage', o.max_luggage, 'amountMinor', o.amount_minor, 'currency', o.currency,
+  'expiresAt', o.expires_at, 'journeyType', q.journey_type, 'pickup', q.pickup, 'dropoff', q.dropoff, 'pickupAt', q.pickup_at,
+  'request', q.request, 'durationMin', q.duration_min)`;
+
+export interface BookingFacts {
+  /** The stored outcome of this Idempotency-Key, if any. */
+  stored?: StoredResponse;
+  /** The booking already made under this partner_reference, if any. */
+  byReference?: BookingRow;
+  /** The offer, if it exists for this partner and environment. */
+  offer?: OfferForBooking;
+  /** Whether any booking holds the offer. */
+  consumed: boolean;
+}
+
+// Everything a booking decision reads, in one round trip.
+const facts = sql(`
+  select
+    (select json_build_object('fingerprint', i.fingerprint, 'responseStatus', i.response_status, 'responseBody', i.response_body, 'requestId', i.request_id)
+       from idempotency_keys i
+       where i.partner_id = $1 and i.env = $2 and i.operation = 'createBooking' and i.idempotency_key = $3) as stored,
+    (select ${bookingJson('b')} from bookings b where b.partner_id = $1 and b.env = $2 and b.partner_reference = $4) as by_reference,
+    (select ${OFFER_JSON} from offers o join quotes q on q.quote_id = o.quote_id where o.offer_id = $5 and o.partner_id = $1 and o.env = $2) as offer,
+    exists (select 1 from bookings c where c.offer_id = $5) as consumed`);
+
+export async function bookingFacts(
+  db: Sql,
+  scope: { partnerId: string; env: Env },
+  q: { idempotencyKey?: string; partnerReference: string; offerId: string },
+): Promise<BookingFacts> {
+  const [r] = await db.query(facts, [scope.partnerId, scope.env, q.idempotencyKey ?? null, q.partnerReference, q.offerId]);
+  const offer = r.offer as (OfferForBooking & { expiresAt: string; pickupAt: string }) | null;
+  return {
+    stored: (r.stored as StoredResponse | null) ?? undefined,
+    byReference: fromJson(r.by_reference),
+    offer: offer
+      ? { ...offer, amountMinor: Number(offer.amountMinor), expiresAt: new Date(offer.expiresAt), pickupAt: new Date(offer.pickupAt) }
+      : undefined,
+    consumed: r.consumed as boolean,
+  };
+}
+
+const INSERT_COLUMNS = [...FIELDS.map((f) => BOOKING[f]), 'request_id'];
+const CASTS: Partial<Record<keyof BookingRow, string>> = {
+  amountMinor: 'bigint', pickup: 'jsonb', dropoff: 'jsonb', pickupAt: 'timestamptz', adults: 'int', luggage: 'int', passenger: 'jsonb',
+  createdAt: 'timestamptz', cancelledAt: 'timestamptz',
+};
+const INSERT_VALUES = [...FIELDS.map((f, i) => `$${i + 1}::${CASTS[f] ?? 'text'}`), `$${FIELDS.length + 1}::text`].join(', ');
+const insertParams = (b: BookingRow, requestId: string) => [
+  ...FIELDS.map((f) => (f === 'pickup' || f === 'dropoff' || f === 'passenger' ? JSON.stringify(b[f]) : b[f])),
+  requestId,
+];
+
+/**
+ * The booking as part of a one-statement write, guarded: if the offer, the partner_reference or the booking_ref
+ * was taken meanwhile, nothing is inserted (and nothing that depends on `booking_in`).
+ */
+export function bookingWrite(b: BookingRow, requestId: string): Write {
+  return {
+    ctes: [`booking_in as (insert into bookings (${INSERT_COLUMNS.join(', ')}) values (${INSERT_VALUES}) on conflict do nothing returning booking_ref)`],
+    params: insertParams(b, requestId),
+    guard: 'booking_in',
+  };
+}
+
+const insert = sql(`insert into bookings (${INSERT_COLUMNS.join(', ')}) values (${INSERT_VALUES})`);
+
+export type InsertOutcome = 'inserted' | 'ref_taken' | 'offer_consumed' | 'reference_used';
+
+/** Inserts a booking in the caller's transaction (in a savepoint), reporting which uniqueness it lost to. */
+export async function insertBooking(tx: import('../database').Tx, b: BookingRow, requestId: string): Promise<InsertOutcome> {
+  try {
+    await tx.savepoint((sp) => sp.query(insert, insertParams(b, requestId)));
+    return 'inserted';
+  } catch (e) {
+    if (isUniqueViolation(e, 'bookings_pkey')) return 'ref_taken';
+    if (isUniqueViolation(e, 'bookings_offer_id_unique')) return 'offer_consumed';
+    if (isUniqueViolation(e, 'bookings_partner_reference_unique')) return 'reference_used';
+    throw e;
+  }
+}
+
+const byRef = sql(`select ${bookingColumns('b')} from bookings b where b.partner_id = $1 and b.env = $2 and b.booking_ref = $3`);
+const byRefForUpdate = sql(`${byRef.text} for update`);
+
+export async function findBooking(db: Sql, scope: { partnerId: string; env: Env }, bookingRef: string, lock = false): Promise<BookingRow | undefined> {
+  return fromRow((await db.query<BookingRow>(lock ? byRefForUpdate : byRef, [scope.partnerId, scope.env, bookingRef]))[0]);
+}
+
+const cancel = sql(`update bookings set status = 'cancelled', cancelled_at = $2 where booking_ref = $1`);
+
+export async function markCancelled(tx: Sql, bookingRef: string, at: Date): Promise<void> {
+  await tx.query(cancel, [bookingRef, at]);
+}

@@ -1,0 +1,47 @@
+/**
+ * A write that commits in one statement: data-modifying CTEs (`name AS (INSERT … RETURNING …)`), parameters
+ * numbered from $1. The request pipeline joins a request's write with its audit row (and any other writes the
+ * request owes, such as a key's last-used time) into one statement, which PostgreSQL runs as one transaction: the
+ * change and its audit row commit together or not at all, in a single round trip.
+ */
+export interface Write {
+  readonly ctes: readonly string[];
+  readonly params: readonly unknown[];
+  /**
+   * The CTE whose rows prove the write happened. When it returns none (a concurrent request got there first, or a
+   * condition no longer held), nothing of the statement is meant to count: the audit row is not written either,
+   * and the caller works out the real answer.
+   */
+  readonly guard?: string;
+}
+
+const renumbered = new Map<string, string>();
+
+/** Shifts `$n` placeholders by `offset` (memoised: the same texts come back on every request). */
+function shift(text: string, offset: number): string {
+  if (offset === 0) return text;
+  const key = `${offset}\u0001${text}`;
+  let out = renumbered.get(key);
+  if (out === undefined) {
+    out = text.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+    renumbered.set(key, out);
+  }
+  return out;
+}
+
+/** Several writes as one: CTE names must differ; the first guard wins. */
+export function combine(...writes: Array<Write | undefined>): Write {
+  const ctes: string[] = [];
+  const params: unknown[] = [];
+  let guard: string | undefined;
+  for (const w of writes) {
+    if (!w) continue;
+    const offset = params.length;
+    for (const c of w.ctes) ctes.push(shift(c, offset));
+    params.push(...w.params);
+    guard ??= w.guard;
+  }
+  return { ctes, params, guard };
+}
+
+export const placeholders = (from: number, count: number) => Array.from({ length: count }, (_, i) => `$${from + i}`);

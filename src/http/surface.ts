@@ -1,0 +1,251 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import yaml from 'js-yaml';
+import addFormats from 'ajv-formats';
+import OpenAPIBackend, { type Document, type Operation as ContractOperation } from 'openapi-backend';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { AppError, invalidRequest } from '../shared/errors';
+import { CONTRACTS_DIR } from '../shared/paths';
+import type { Deps } from '../deps';
+import { decodeBody, decodeComponent, decodeQuery, printable } from './decode';
+import type { HandlerResult, OperationCall, RequestContext, SurfaceName } from './types';
+
+export function loadContract(file: string): Document {
+  return yaml.load(fs.readFileSync(path.join(CONTRACTS_DIR, file), 'utf8')) as Document;
+}
+
+export type Operation = (call: OperationCall<any, any, any>, ctx: RequestContext) => Promise<HandlerResult>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+export interface SurfaceOptions {
+  name: SurfaceName;
+  contract: string;
+  /** The mount path; operation paths in the contract are relative to it. */
+  apiRoot: string;
+  operations: Record<string, Operation>;
+  /**
+   * Checks the credential of one security scheme of the contract (`scheme`), or, before answering 404/405,
+   * whether the caller is authenticated at all (`scheme` = 'route-miss') so routes are not revealed to strangers.
+   * Runs before the body is judged, so every later error names the caller's environment.
+   */
+  authenticate(ctx: RequestContext, scheme: string): Promise<boolean>;
+  unauthorized(ctx: RequestContext): AppError;
+  /** Match paths exactly, trailing slash included (the marketplace's paths end in "/"). */
+  exactTrailingSlashes?: boolean;
+  /** Answer unknown routes without authenticating first (the marketplace expects a plain 404). */
+  publicRouteMisses?: boolean;
+  routeMissMessage?: (method: string, path: string, kind: 'not_found' | 'method_not_allowed') => string;
+  errorResult(ctx: RequestContext | undefined, err: AppError): HandlerResult;
+  commonHeaders?(ctx: RequestContext | undefined): Record<string, string>;
+  /** Adds surface-wide fields (e.g. `env`) to every JSON object body before it is validated and sent. */
+  decorate?(ctx: RequestContext, body: unknown): unknown;
+}
+
+/** Turns Ajv's errors into `details.fields`: one entry per offending field, named the way the client wrote it. */
+export function fieldErrors(errors: ErrorObject[] | null | undefined): Array<{ field: string; message: string }> {
+  const out: Array<{ field: string; message: string }> = [];
+  const seen = new Set<string>();
+  for (const e of errors ?? []) {
+    if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue;
+    const parts = e.instancePath.split('/').filter(Boolean).map((p) => printable(p.replace(/~1/g, '/').replace(/~0/g, '~')));
+    let where = parts[0] === 'requestBody' ? parts.slice(1) : parts;
+    if (['query', 'path', 'header', 'headers'].includes(where[0] ?? '')) where = where.slice(1);
+    let field = where.join('.');
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'required') {
+      const missing = printable((e.params as { missingProperty: string }).missingProperty);
+      field = missing === 'requestBody' ? 'body' : field ? `${field}.${missing}` : missing;
+      message = 'is required';
+    } else if (e.keyword === 'additionalProperties') {
+      const extra = printable((e.params as { additionalProperty: string }).additionalProperty);
+      field = field ? `${field}.${extra}` : extra;
+      message = 'is not a known field';
+    } else if (e.keyword === 'enum') {
+      message = `must be one of ${((e.params as { allowedValues: unknown[] }).allowedValues ?? []).join(', ')}`;
+    }
+    if (!field) field = parts[0] === 'requestBody' || parts.length === 0 ? 'body' : parts.join('.');
+    const key = `${field}|${message}`;
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push({ field, message });
+    }
+  }
+  return out;
+}
+
+export function describeFields(fields: Array<{ field: string; message: string }>): string {
+  if (!fields.length) return 'The request is invalid.';
+  const first = fields.slice(0, 3).map((f) => `${f.field} ${f.message}`).join('; ');
+  return `The request is invalid: ${first}${fields.length > 3 ? ` (and ${fields.length - 3} more)` : ''}.`;
+}
+
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+interface Route {
+  op: ContractOperation;
+  method: string;
+  /** null for a path without parameters. */
+  pattern: RegExp | null;
+  names: string[];
+  specificity: number;
+  schemes: string[][];
+  validators: ValidateFunction[];
+}
+
+type Match = { route: Route; rawParams: Record<string, string> } | { miss: 'not_found' | 'method_not_allowed'; allow: string[] };
+
+export interface Surface {
+  name: SurfaceName;
+  api: OpenAPIBackend;
+  errorResult(ctx: RequestContext | undefined, err: AppError): HandlerResult;
+  commonHeaders?(ctx: RequestContext | undefined): Record<string, string>;
+  /**
+   * Answers one request: route, authenticate, then (only then) judge the body and parameters under the text
+   * policy and the contract, and run the operation. `early` is an error found while reading the request (413):
+   * it is answered after authentication, so it too carries the caller's environment.
+   */
+  handle(ctx: RequestContext, early?: AppError): Promise<HandlerResult>;
+}
+
+/**
+ * A surface served from one OpenAPI contract. openapi-backend loads and checks the contract (strict), and compiles
+ * its request and response validators; requests are routed against the contract's operations through an index
+ * built once, authenticated per the operation's security requirements, validated by those compiled validators and
+ * dispatched by operationId. Responses are checked against the contract unless RESPONSE_VALIDATION=off.
+ */
+export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<Surface> {
+  const definition = loadContract(opts.contract);
+  const api = new OpenAPIBackend({
+    definition,
+    apiRoot: opts.apiRoot,
+    ignoreTrailingSlashes: !opts.exactTrailingSlashes,
+    strict: true,
+    coerceTypes: true,
+    ajvOpts: { allErrors: true, strict: false },
+    customizeAjv: (ajv) => {
+      addFormats(ajv as never);
+      return ajv;
+    },
+  });
+  // Registering every operation's handler lets openapi-backend's strict mode check them against the contract.
+  api.register(Object.fromEntries(Object.keys(opts.operations).map((id) => [id, () => undefined])) as never);
+  await api.init();
+
+  const globalSecurity = (definition.security ?? []) as Array<Record<string, string[]>>;
+  const routes: Route[] = api.router.getOperations().map((op) => {
+    const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
+    const security = (op.security ?? globalSecurity) as Array<Record<string, string[]>>;
+    return {
+      op,
+      method: op.method.toUpperCase(),
+      pattern: names.length ? new RegExp(`^${op.path.split(/\{[^}]+\}/).map(escapeRegExp).join('([^/]+)')}$`) : null,
+      names,
+      specificity: op.path.replace(/\{.*?\}/g, '').length,
+      schemes: security.map((req) => Object.keys(req)),
+      validators: api.validator.getRequestValidatorsForOperation(op.operationId!) ?? [],
+    };
+  });
+  const exact = new Map(routes.filter((r) => !r.pattern).map((r) => [`${r.method} ${r.op.path}`, r]));
+  const templated = routes.filter((r) => r.pattern).sort((a, b) => b.specificity - a.specificity);
+
+  const normalise = (p: string) => {
+    const rel = p.slice(opts.apiRoot === '/' ? 0 : opts.apiRoot.length) || '/';
+    return opts.exactTrailingSlashes || rel === '/' ? rel : rel.replace(/\/+$/, '');
+  };
+
+  function match(method: string, pathname: string): Match {
+    const rel = normalise(pathname);
+    const hit = exact.get(`${method} ${rel}`);
+    if (hit) return { route: hit, rawParams: {} };
+    const allow = new Set<string>();
+    for (const r of routes) if (!r.pattern && r.op.path === rel) allow.add(r.method);
+    // Templates in order of specificity; the first of them with this method wins (as openapi-backend orders them).
+    for (const r of templated) {
+      const m = r.pattern!.exec(rel);
+      if (!m) continue;
+      if (r.method === method) return { route: r, rawParams: Object.fromEntries(r.names.map((n, i) => [n, m[i + 1]])) };
+      allow.add(r.method);
+    }
+    return allow.size ? { miss: 'method_not_allowed', allow: [...allow].sort() } : { miss: 'not_found', allow: [] };
+  }
+
+  const defaultMessage = (method: string, p: string, kind: 'not_found' | 'method_not_allowed') =>
+    kind === 'not_found' ? `No route ${method} ${p}.` : `${method} is not allowed on ${p}.`;
+
+  async function authorised(ctx: RequestContext, route: Route): Promise<boolean> {
+    if (!route.schemes.length) return true;
+    for (const alternative of route.schemes) {
+      let ok = true;
+      for (const scheme of alternative) if (!(await opts.authenticate(ctx, scheme))) ok = false;
+      if (ok) return true;
+    }
+    return false;
+  }
+
+  function respond(ctx: RequestContext, route: Route, r: HandlerResult): HandlerResult {
+    if (r.rawBody !== undefined) return r;
+    const body = opts.decorate && r.body !== undefined && r.status < 400 ? opts.decorate(ctx, r.body) : r.body;
+    const out: HandlerResult = { ...r, body };
+    if (deps.config.responseValidation !== 'off' && body !== undefined) {
+      const v = api.validator.validateResponse(body, route.op, r.status);
+      if (v.errors?.length) {
+        deps.logger.error({ requestId: ctx.requestId, operationId: route.op.operationId, status: r.status, errors: v.errors }, 'response does not match the contract');
+        if (deps.config.responseValidation === 'enforce') {
+          return opts.errorResult(ctx, new AppError('internal_error', 500, 'response_contract_violation', { operation: route.op.operationId, errors: v.errors }));
+        }
+      }
+    }
+    return out;
+  }
+
+  async function handle(ctx: RequestContext, early?: AppError): Promise<HandlerResult> {
+    const q = ctx.url.indexOf('?');
+    const pathname = q < 0 ? ctx.url : ctx.url.slice(0, q);
+    const m = match(ctx.method, pathname);
+    if ('miss' in m) {
+      if (!opts.publicRouteMisses && !(await opts.authenticate(ctx, 'route-miss'))) return opts.errorResult(ctx, opts.unauthorized(ctx));
+      const message = (opts.routeMissMessage ?? defaultMessage)(ctx.method, printable(pathname), m.miss);
+      const headers: Record<string, string> = m.miss === 'method_not_allowed' ? { Allow: m.allow.join(', ') } : {};
+      return opts.errorResult(ctx, new AppError(m.miss, m.miss === 'not_found' ? 404 : 405, message, {}, headers));
+    }
+    const { route } = m;
+    if (!(await authorised(ctx, route))) return opts.errorResult(ctx, opts.unauthorized(ctx));
+    if (early) return opts.errorResult(ctx, early);
+
+    const params: Record<string, string> = {};
+    for (const [name, raw] of Object.entries(m.rawParams)) params[name] = decodeComponent(raw, name);
+    const query = decodeQuery(q < 0 ? '' : ctx.url.slice(q + 1));
+    const header = ctx.headers as Record<string, unknown>;
+    const decoded = decodeBody(ctx.rawBody, ctx.headers['content-type'] as string | undefined);
+    ctx.decodedBody = decoded;
+    const input: Record<string, unknown> = { path: params, query, header, cookie: {} };
+    if (decoded) input.requestBody = decoded.value;
+    const errors: ErrorObject[] = [];
+    for (const validate of route.validators) if (!validate(input)) errors.push(...(validate.errors ?? []));
+    if (errors.length) {
+      const fields = fieldErrors(errors);
+      return opts.errorResult(ctx, invalidRequest(describeFields(fields), fields));
+    }
+    const call: OperationCall = {
+      operationId: route.op.operationId!,
+      params: input.path as Record<string, string>,
+      query: input.query as Record<string, unknown>,
+      headers: ctx.headers,
+      body: decoded?.value,
+    };
+    let r: HandlerResult;
+    try {
+      r = await opts.operations[call.operationId](call, ctx);
+    } catch (e) {
+      if (e instanceof AppError && e.status < 500) return opts.errorResult(ctx, e);
+      throw e;
+    }
+    const out = respond(ctx, route, r);
+    if (out.otherwise) {
+      const fallback = out.otherwise;
+      out.otherwise = async () => respond(ctx, route, await fallback());
+    }
+    return out;
+  }
+
+  return { name: opts.name, api, errorResult: opts.errorResult, commonHeaders: opts.commonHeaders, handle };
+}
