@@ -1,6 +1,6 @@
 // `npm test`: every jest phase in order, on the database selected by DATABASE_URL (unset: embedded PGlite).
 //   1. unit   2. integration   3. contract consumers (contracts/pacts cleared first: pact files merge)
-//   4. contract verifications (need the pacts from 3)   5. end-to-end
+//   4. contract verifications (need the pacts from 3)   5. end-to-end   6. fuzzing (FUZZ_RUNS, default 2,000)
 // Extra arguments go to every phase (e.g. a path filter). Each phase's JSON result goes to .jest-results/,
 // and the last line is "N passed, N failed" over all phases.
 const { spawnSync } = require('node:child_process');
@@ -19,6 +19,8 @@ const phases = [
   { name: 'contract-consumer', projects: ['contract-consumer'], before: () => fs.rmSync(path.join(root, 'contracts/pacts'), { recursive: true, force: true }) },
   { name: 'contract-verify', projects: ['contract-verify'] },
   { name: 'e2e', projects: ['e2e'], extra: ['--runInBand'] },
+  // Property-based fuzzing of every surface: FUZZ_RUNS cases (2,000 here; `npm run test:fuzz` runs 20,000).
+  { name: 'fuzz', projects: ['fuzz'], extra: ['--runInBand'] },
 ].filter((p) => !only || only.includes(p.name));
 
 const env = {

@@ -6,6 +6,7 @@ import type { Knex } from 'knex';
 import { loadConfig, type Config } from './config/env';
 import { makeKnex, migrateLatest } from './data/knex';
 import { createApp } from './http/app';
+import { answerUnparsable } from './http/client-error';
 import { makeLogger, type Logger } from './shared/logger';
 import { systemClock, type Clock } from './shared/clock';
 import { keySecret } from './shared/ids';
@@ -77,6 +78,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
 
   const server = http.createServer(app);
   server.keepAliveTimeout = 5_000;
+  server.on('clientError', answerUnparsable(deps));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());

@@ -25,5 +25,6 @@ module.exports = {
     { ...base, displayName: 'contract-consumer', testMatch: ['<rootDir>/test/contract/**/*.pact.test.ts'] },
     { ...base, displayName: 'contract-verify', testMatch: ['<rootDir>/test/contract/**/*.verify.test.ts'] },
     { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'] },
+    { ...base, displayName: 'fuzz', testMatch: ['<rootDir>/test/fuzz/**/*.fuzz.test.ts'] },
   ],
 };

@@ -91,7 +91,7 @@ export function decodeBody(raw: Buffer, contentType: string | undefined): Decode
   try {
     value = JSON.parse(text);
   } catch (e) {
-    throw invalidRequest(`The body is not valid JSON: ${(e as Error).message}`, [{ field: 'body', message: 'must be valid JSON' }]);
+    throw invalidRequest(`The body is not valid JSON: ${printable((e as Error).message)}`, [{ field: 'body', message: 'must be valid JSON' }]);
   }
   const problem = jsonProblem(value);
   if (problem) throw invalidRequest(`The request is invalid: ${problem.field} ${problem.message}.`, [problem]);

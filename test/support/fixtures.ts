@@ -32,3 +32,6 @@ export function operator(baseUrl: string) {
     },
   };
 }
+
+/** The operator credential the test apps use, as request headers. */
+export const OPS_HEADERS = { Authorization: `Bearer ${OPERATOR_TOKEN}` };

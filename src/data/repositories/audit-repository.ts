@@ -34,10 +34,10 @@ const params = (e: AuditEntry): unknown[] => [
   e.partnerId,
   e.env,
   e.requestId,
-  e.requestHeaders,
-  e.requestBody,
-  e.responseHeaders,
-  e.responseBody,
+  storable(e.requestHeaders),
+  storable(e.requestBody),
+  storable(e.responseHeaders),
+  storable(e.responseBody),
   e.durationMs,
   e.attempt ?? null,
   e.error === undefined || e.error === null ? null : text(e.error),
@@ -58,8 +58,12 @@ const JSONB_REFUSES = /(?<!\\)((?:\\\\)*)\\u(0000|d[89a-f][0-9a-f]{2})/gi;
 export function jsonbText(value: unknown): string | null {
   if (value === undefined) return null;
   const t = JSON.stringify(value);
-  if (t === undefined) return null;
-  return t.includes('\\u') ? t.replace(JSONB_REFUSES, '$1\\\\u$2') : t;
+  return t === undefined ? null : storable(t);
+}
+
+/** The same for JSON text already serialised (a response as sent): whatever it holds, the audit row can store it. */
+export function storable<T extends string | null>(json: T): T {
+  return (json && json.includes('\\u') ? json.replace(JSONB_REFUSES, '$1\\\\u$2') : json) as T;
 }
 
 /**

@@ -1,6 +1,6 @@
 import { setupServer } from 'msw/node';
 import { http, HttpResponse } from 'msw';
-import { startTestApp, type TestApp } from '../../support/test-app';
+import { startTestApp, OPERATOR_TOKEN, type TestApp } from '../../support/test-app';
 import { client } from '../../support/http';
 import { MARKETPLACE_ENV } from '../../support/marketplace';
 import { ManualClock } from '../../../src/shared/clock';
@@ -17,12 +17,15 @@ const TOKEN = MARKETPLACE_ENV.MARKETPLACE_CALLBACK_TOKEN;
 const held = new Map<string, Record<string, unknown>>();
 const hits: Array<{ method: string; path: string; body: string; signed: boolean }> = [];
 let refetchFailure: number | null = null;
+/** While set, the re-fetch waits for it: a marketplace that is slow to answer. */
+let refetchGate: Promise<void> | null = null;
 
 const server = setupServer(
   http.get(`${MP}/booking/:orderId/`, async ({ request, params }) => {
     const signed = verifyMarketplaceSignature(request.url, '', MARKETPLACE_ENV.MARKETPLACE_PRIVATE_KEY, request.headers.get('PrivateKey') ?? undefined).ok;
     hits.push({ method: 'GET', path: new URL(request.url).pathname, body: '', signed });
     if (!signed) return HttpResponse.json({ status: 'ERROR', error: 'invalid signature' }, { status: 403 });
+    if (refetchGate) await refetchGate;
     if (refetchFailure) return HttpResponse.json({ status: 'ERROR', error: 'temporarily unavailable' }, { status: refetchFailure });
     const order = held.get(String(params.orderId));
     return order ? HttpResponse.json({ status: 'OK', order }) : HttpResponse.json({ status: 'ERROR', error: 'order not found' }, { status: 404 });
@@ -69,6 +72,7 @@ describe('Marketplace order callbacks', () => {
   beforeEach(() => {
     hits.length = 0;
     refetchFailure = null;
+    refetchGate = null;
   });
 
   const callback = (body: unknown, how: 'query' | 'header' | 'none' | 'wrong' = 'query') =>
@@ -109,6 +113,27 @@ describe('Marketplace order callbacks', () => {
     const outbound = await app.db('audit_log').where({ requestId: r.headers.get('x-request-id')!, direction: 'outbound' });
     expect(outbound).toHaveLength(1);
     expect(outbound[0].requestHeaders.privatekey).toBe('[REDACTED]');
+  });
+
+  it('when a re-fetch hangs, then other requests proceed meanwhile (no transaction is open during it), and the callback completes after', async () => {
+    const o = marketplaceOrder();
+    held.set(o.order_id, o);
+    let release!: () => void;
+    refetchGate = new Promise((resolve) => (release = resolve));
+    let settled = false;
+    const pending = callback({ type: 'new', order_id: o.order_id }).finally(() => (settled = true));
+    while (!hits.length) await new Promise((r) => setTimeout(r, 10));
+    // The re-fetch is in flight; the service keeps answering, writes included.
+    const ops = await call('POST', '/ops/v1/partners', { headers: { Authorization: `Bearer ${OPERATOR_TOKEN}` }, body: { name: 'During A Slow Re-fetch' } });
+    expect(ops.status).toBe(201);
+    const audit = await call('GET', '/ops/v1/audit?limit=1', { headers: { Authorization: `Bearer ${OPERATOR_TOKEN}` } });
+    expect(audit.status).toBe(200);
+    expect(settled).toBe(false);
+    release();
+    const r = await pending;
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ order_id: o.order_id, order_state: 'confirmed' });
+    expect(await app.db('audit_log').where({ requestId: r.headers.get('x-request-id')! })).toHaveLength(2);
   });
 
   it('when the re-fetch fails, then 503 with Retry-After and nothing is written but the audit', async () => {

@@ -1,10 +1,15 @@
-import { jsonbText, unparsedBody } from '../../../src/data/repositories/audit-repository';
+import { jsonbText, storable, unparsedBody } from '../../../src/data/repositories/audit-repository';
 
 describe('What the audit log stores for a body', () => {
   it('when a value holds NUL or a lone surrogate, then they are kept as visible escapes and everything else as it is', () => {
     const text = jsonbText({ a: 'x\u0000y', b: 'A\ud800', c: '😀', d: 'back\\u0000slash', e: 1e308 })!;
     expect(text).toBe('{"a":"x\\\\u0000y","b":"A\\\\ud800","c":"😀","d":"back\\\\u0000slash","e":1e+308}');
     expect(JSON.parse(text)).toEqual({ a: 'x\\u0000y', b: 'A\\ud800', c: '😀', d: 'back\\u0000slash', e: 1e308 });
+  });
+
+  it('when a serialised response holds the escapes jsonb refuses, then they are kept visible and nothing else changes', () => {
+    expect(storable('{"m":"token \\u0000 here","ok":"\\\\u0000"}')).toBe('{"m":"token \\\\u0000 here","ok":"\\\\u0000"}');
+    expect(storable(null)).toBeNull();
   });
 
   it('when bytes are UTF-8 text, then they are stored as text; otherwise as base64, with the reason and size', () => {

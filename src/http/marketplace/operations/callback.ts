@@ -20,7 +20,8 @@ const retryLater = (error: string) => ({
  * authenticated API and only that is written. The re-fetch runs with no transaction open (it may take up to the
  * client's timeout, and on the embedded database an open transaction would hold the only connection); then a short
  * transaction writes the order and both audit rows. If the re-fetch fails, nothing but the audit rows is written and
- * the marketplace is told to retry (503). Applying the same order twice changes nothing.
+ * the marketplace is told to retry (503), unless its API said the order does not exist (404: a retry cannot help).
+ * Applying the same order twice changes nothing.
  */
 export const receiveCallback: MarketplaceHandler<'receiveCallback'> = async (call, ctx) => {
   const { type, order_id } = call.body;
@@ -34,6 +35,8 @@ export const receiveCallback: MarketplaceHandler<'receiveCallback'> = async (cal
   } catch (e) {
     if (!isOutboundFailure(e)) throw e;
     await auditExchange(ctx, e.exchange);
+    // The marketplace says there is no such order: a retry will not change that.
+    if (e.status === 404) return { status: 404, body: { status: 'ERROR', error: `order ${order_id} does not exist at the marketplace` } };
     return retryLater(`order ${order_id} could not be re-fetched from the marketplace; retry`);
   }
   if (order.order_id !== order_id) return retryLater(`the marketplace returned order ${order.order_id} for ${order_id}; retry`);
