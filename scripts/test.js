@@ -1,6 +1,7 @@
 // `npm test`: every jest phase in order, on the database selected by DATABASE_URL (unset: embedded PGlite).
 //   1. unit   2. integration   3. contract consumers (contracts/pacts cleared first: pact files merge)
 //   4. contract verifications (need the pacts from 3)   5. end-to-end   6. fuzzing (FUZZ_RUNS, default 2,000)
+//   7. faults against the real process (short; FAULTS_SHORT=0 for the full suite)
 // Extra arguments go to every phase (e.g. a path filter). Each phase's JSON result goes to .jest-results/,
 // and the last line is "N passed, N failed" over all phases.
 const { spawnSync } = require('node:child_process');
@@ -21,6 +22,15 @@ const phases = [
   { name: 'e2e', projects: ['e2e'], extra: ['--runInBand'] },
   // Property-based fuzzing of every surface: FUZZ_RUNS cases (2,000 here; `npm run test:fuzz` runs 20,000).
   { name: 'fuzz', projects: ['fuzz'], extra: ['--runInBand'] },
+  // Faults against the real service process (dist/, built first): the short version here; `npm run test:faults`
+  // runs the full one. The PostgreSQL-only faults skip on the embedded run.
+  {
+    name: 'faults',
+    projects: ['faults'],
+    extra: ['--runInBand'],
+    env: { FAULTS_SHORT: process.env.FAULTS_SHORT ?? '1' },
+    before: () => spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' }),
+  },
 ].filter((p) => !only || only.includes(p.name));
 
 const env = {
@@ -41,7 +51,7 @@ for (const phase of phases) {
   const r = spawnSync(
     process.execPath,
     [jest, '--config', 'test/jest.config.js', '--selectProjects', ...phase.projects, '--passWithNoTests', '--json', `--outputFile=${out}`, ...(phase.extra ?? []), ...passthrough],
-    { cwd: root, env, stdio: 'inherit' },
+    { cwd: root, env: { ...env, ...(phase.env ?? {}) }, stdio: 'inherit' },
   );
   if (fs.existsSync(out)) {
     const res = JSON.parse(fs.readFileSync(out, 'utf8'));

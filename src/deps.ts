@@ -15,6 +15,8 @@ export interface Deps {
   db: Database;
   clock: Clock;
   logger: Logger;
+  /** Set when the instance is shutting down: requests still arriving are refused cleanly. */
+  lifecycle: { draining: boolean };
   /** Present when MARKETPLACE_URL, MARKETPLACE_USER_ID and MARKETPLACE_PRIVATE_KEY are configured. */
   orderSource?: OrderSource;
 }

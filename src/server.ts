@@ -66,6 +66,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     db,
     clock,
     logger,
+    lifecycle: { draining: false },
     orderSource: marketplace && {
       getOrder: async (orderId, o) => {
         const { body, exchange } = await marketplace.getOrder(orderId, o);
@@ -86,7 +87,9 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const port = (server.address() as AddressInfo).port;
   const stopRetention = scheduleRetention(deps);
   const stopOutbox =
-    opts.outboxWorker !== false && marketplace ? startOutboxWorker(deps, marketplace, { pollMs: 1000 }) : async () => {};
+    opts.outboxWorker !== false && marketplace
+      ? startOutboxWorker(deps, marketplace, { pollMs: config.outbox.pollMs, baseDelayMs: config.outbox.retryBaseMs })
+      : async () => {};
   let stopping: Promise<void> | undefined;
   return {
     port,
@@ -98,6 +101,9 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     stop: () =>
       (stopping ??= (async () => {
         stopRetention();
+        // Requests already running finish; a request arriving on an open connection meanwhile is refused cleanly
+        // (503, Retry-After, Connection: close); new connections are refused by the closed listener.
+        deps.lifecycle.draining = true;
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();

@@ -26,5 +26,6 @@ module.exports = {
     { ...base, displayName: 'contract-verify', testMatch: ['<rootDir>/test/contract/**/*.verify.test.ts'] },
     { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'] },
     { ...base, displayName: 'fuzz', testMatch: ['<rootDir>/test/fuzz/**/*.fuzz.test.ts'] },
+    { ...base, displayName: 'faults', testMatch: ['<rootDir>/test/faults/**/*.fault.test.ts'] },
   ],
 };

@@ -34,6 +34,8 @@ const schema = z.object({
   IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(1).max(60000).default(5000),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600000).default(15000),
   AUDIT_RETENTION_MONTHS: z.coerce.number().int().min(1).max(1200).optional(),
+  OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60000).default(1000),
+  OUTBOX_RETRY_BASE_MS: z.coerce.number().int().min(1).max(600000).default(2000),
 });
 
 export interface Config {
@@ -71,6 +73,8 @@ export interface Config {
   databaseStatementTimeoutMs: number;
   /** Audit months older than this are dropped by the retention pass; unset keeps the audit log forever. */
   auditRetentionMonths?: number;
+  /** The outbox worker: how often it looks for due messages, and the base of its exponential backoff. */
+  outbox: { pollMs: number; retryBaseMs: number };
   /** Body size limit of every surface. */
   maxBodyBytes: number;
 }
@@ -111,6 +115,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     idempotencyWaitMs: e.IDEMPOTENCY_WAIT_MS,
     databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     auditRetentionMonths: e.AUDIT_RETENTION_MONTHS,
+    outbox: Object.freeze({ pollMs: e.OUTBOX_POLL_MS, retryBaseMs: e.OUTBOX_RETRY_BASE_MS }),
     maxBodyBytes: 64 * 1024,
   });
 }

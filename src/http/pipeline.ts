@@ -78,12 +78,19 @@ export function pipeline(surface: Surface, deps: Deps) {
     const started = process.hrtime.bigint();
     const url = req.originalUrl ?? req.url ?? '/';
     const requestId = newRequestId();
+    // Arrived after shutdown began: refused, not run (requests already running finish).
+    const refused = deps.lifecycle.draining;
     let raw: Buffer = Buffer.alloc(0);
     let early: AppError | undefined;
     try {
       raw = await readBody(req, deps.config.maxBodyBytes);
     } catch (e) {
       early = e instanceof AppError ? e : invalidRequest('The request body could not be read.');
+    }
+    if (refused) {
+      // The client retries on another instance, or on this one after its restart.
+      early = serviceUnavailable(1);
+      res.shouldKeepAlive = false;
     }
     const ctx = new RequestContext({ requestId, surface: surface.name, deps, method: req.method ?? 'GET', url, headers: req.headers, rawBody: raw });
 

@@ -1,50 +1,16 @@
-import net from 'node:net';
 import http from 'node:http';
 import { freshDatabase, startTestApp, testConfig, backend, type TestApp } from '../../support/test-app';
 import { client } from '../../support/http';
+import { outageProxy } from '../../support/tcp-proxy';
 import { operator } from '../../support/fixtures';
 import { makeKnex } from '../../../src/data/knex';
 import { startServer } from '../../../src/server';
-
-/** A TCP proxy in front of PostgreSQL that a test can cut and restore, as a network or database outage would. */
-function outageProxy(target: URL) {
-  const sockets = new Set<net.Socket>();
-  let server: net.Server | undefined;
-  let port = 0;
-  const open = () =>
-    new Promise<void>((resolve) => {
-      server = net.createServer((client) => {
-        const upstream = net.connect(Number(target.port || 5432), target.hostname);
-        for (const s of [client, upstream]) {
-          sockets.add(s);
-          s.on('error', () => undefined);
-          s.on('close', () => sockets.delete(s));
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      server.listen(port, '127.0.0.1', () => {
-        port = (server!.address() as net.AddressInfo).port;
-        resolve();
-      });
-    });
-  return {
-    open,
-    get port() {
-      return port;
-    },
-    cut: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server!.close(() => resolve());
-      }),
-  };
-}
 
 (backend === 'postgres' ? describe : describe.skip)('When the database goes away and comes back', () => {
   it('then requests get 503 with Retry-After, and the service recovers by itself', async () => {
     const fresh = await freshDatabase();
     const target = new URL(process.env.DATABASE_URL!);
-    const proxy = outageProxy(target);
+    const proxy = outageProxy(target.hostname, Number(target.port || 5432));
     await proxy.open();
     const viaProxy = new URL(process.env.DATABASE_URL!);
     viaProxy.hostname = '127.0.0.1';

@@ -11,7 +11,7 @@ async function surfaceReturning(body: unknown, mode: 'enforce' | 'log' | 'off') 
   const logged: unknown[] = [];
   const logger = makeLogger('silent');
   logger.error = ((obj: unknown) => void logged.push(obj)) as typeof logger.error;
-  const deps = { config: testConfig({ RESPONSE_VALIDATION: mode }), db: null as never, clock: systemClock, logger } as Deps;
+  const deps: Deps = { config: testConfig({ RESPONSE_VALIDATION: mode }), db: null as never, clock: systemClock, logger, lifecycle: { draining: false } };
   const surface = await createSurface(
     {
       name: 'transfers',
