@@ -3,6 +3,7 @@ import type { Database } from './data/database';
 import type { Clock } from './shared/clock';
 import type { Logger } from './shared/logger';
 import type { OutboundExchange } from './domain/outbox/outbox';
+import type { KeyCache } from './domain/partners/key-cache';
 
 /** Reads an order from the marketplace's authenticated API (the re-fetch behind every callback). */
 export interface OrderSource {
@@ -15,6 +16,8 @@ export interface Deps {
   db: Database;
   clock: Clock;
   logger: Logger;
+  /** Partner keys authenticated before (verified again by every request's final statement). */
+  keys: KeyCache;
   /** Set when the instance is shutting down: requests still arriving are refused cleanly. */
   lifecycle: { draining: boolean };
   /** Present when MARKETPLACE_URL, MARKETPLACE_USER_ID and MARKETPLACE_PRIVATE_KEY are configured. */

@@ -13,6 +13,7 @@ import { keySecret } from './shared/ids';
 import type { Deps } from './deps';
 import { AUDIT_MONTHS_AHEAD, scheduleRetention } from './retention';
 import { Database } from './data/database';
+import { KeyCache } from './domain/partners/key-cache';
 import { ensureAuditPartitions } from './data/repositories/audit-repository';
 import { startOutboxWorker } from './domain/outbox/worker';
 import { HttpMarketplaceClient } from './adapters/marketplace/http-marketplace-client';
@@ -67,6 +68,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     clock,
     logger,
     lifecycle: { draining: false },
+    keys: new KeyCache(),
     orderSource: marketplace && {
       getOrder: async (orderId, o) => {
         const { body, exchange } = await marketplace.getOrder(orderId, o);

@@ -178,13 +178,27 @@ export async function run(argv: string[], io: Io): Promise<number> {
     .option('--path <prefix>', 'entries whose path starts with this')
     .option('--partner <partner_id>', "one partner's entries")
     .option('--request-id <id>', 'one request')
-    .option('--surface <surface>', 'transfers, ops, marketplace, outbound or none')
-    .action(async (o: { limit?: string; path?: string; partner?: string; requestId?: string; surface?: string }) => {
-      const query = { limit: o.limit, path: o.path, partner_id: o.partner, request_id: o.requestId, surface: o.surface };
+    .option('--surface <surface>', 'transfers, ops, marketplace, webhooks or none')
+    .option('--direction <direction>', 'inbound (requests we answered) or outbound (calls we made)')
+    .option('--from <time>', 'entries at or after this time (ISO 8601)')
+    .option('--to <time>', 'entries before this time (ISO 8601)')
+    .option('--before-id <id>', 'the next page: entries older than this id')
+    .action(async (o: { limit?: string; path?: string; partner?: string; requestId?: string; surface?: string; direction?: string; from?: string; to?: string; beforeId?: string }) => {
+      const query = {
+        limit: o.limit,
+        path: o.path,
+        partner_id: o.partner,
+        request_id: o.requestId,
+        surface: o.surface,
+        direction: o.direction,
+        from: o.from,
+        to: o.to,
+        before_id: o.beforeId,
+      };
       const defined = Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined);
       const qs = defined.length ? `?${new URLSearchParams(defined)}` : '';
       const r = await api('listAudit', 'GET', `/audit${qs}`);
-      print(r, () => table(r.data, ['at', 'surface', 'method', 'path', 'status', 'partner_id', 'request_id', 'duration_ms']));
+      print(r, () => table(r.data, ['id', 'at', 'surface', 'direction', 'method', 'path', 'status', 'partner_id', 'request_id', 'duration_ms']));
     });
 
   try {

@@ -13,6 +13,11 @@ export interface Write {
    * and the caller works out the real answer.
    */
   readonly guard?: string;
+  /**
+   * Boolean SQL expressions that must hold when the statement runs (parameters numbered like the CTEs'). They raise
+   * to fail the whole statement (e.g. assert_key_fresh: the caller's credentials have not changed meanwhile).
+   */
+  readonly asserts?: readonly string[];
 }
 
 const renumbered = new Map<string, string>();
@@ -33,15 +38,20 @@ function shift(text: string, offset: number): string {
 export function combine(...writes: Array<Write | undefined>): Write {
   const ctes: string[] = [];
   const params: unknown[] = [];
+  const asserts: string[] = [];
   let guard: string | undefined;
   for (const w of writes) {
     if (!w) continue;
     const offset = params.length;
     for (const c of w.ctes) ctes.push(shift(c, offset));
+    for (const a of w.asserts ?? []) asserts.push(shift(a, offset));
     params.push(...w.params);
     guard ??= w.guard;
   }
-  return { ctes, params, guard };
+  return { ctes, params, guard, asserts };
 }
+
+/** Whether a write has anything to run besides the audit row. */
+export const isEmpty = (w: Write | undefined): boolean => !w || (w.ctes.length === 0 && !w.asserts?.length);
 
 export const placeholders = (from: number, count: number) => Array.from({ length: count }, (_, i) => `$${from + i}`);

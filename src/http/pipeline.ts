@@ -4,6 +4,7 @@ import { requestId as newRequestId } from '../shared/ids';
 import { mayHoldSecrets, redactBody, redactBytes, redactHeaders, redactUrl } from '../shared/redact';
 import { combine } from '../data/write';
 import { commitWithAudit, jsonbText, unparsedBody, type AuditEntry } from '../data/repositories/audit-repository';
+import { isStaleCredentials } from '../data/repositories/partners-repository';
 import type { Deps } from '../deps';
 import { decodeBody } from './decode';
 import type { Surface } from './surface';
@@ -35,7 +36,7 @@ async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
 }
 
 type Sent = HandlerResult & { headers: Record<string, string>; text: string };
-type Outcome = 'committed' | 'not_written' | 'conflict' | 'unavailable' | 'failed';
+type Outcome = 'committed' | 'not_written' | 'conflict' | 'stale' | 'unavailable' | 'failed';
 
 /**
  * The request body as the audit log keeps it: the JSON value (redacted) when the body is JSON under the text
@@ -97,9 +98,21 @@ export function pipeline(surface: Surface, deps: Deps) {
     let result = await answer(() => surface.handle(ctx, early));
     let sent = finish(result);
     let outcome = await commit(sent);
-    if ((outcome === 'not_written' || outcome === 'conflict') && result.otherwise) {
-      // The optimistic write lost a race (a row taken meanwhile): the careful path works out the real answer.
-      result = await answer(result.otherwise);
+    let restarted = false;
+    let fellBack = false;
+    for (;;) {
+      if (outcome === 'stale' && !restarted) {
+        // The credentials changed between their lookup and the commit (a key revoked, a partner paused): nothing
+        // was written; the request runs again against the database.
+        restarted = true;
+        ctx.restart();
+        result = await answer(() => surface.handle(ctx, early));
+      } else if ((outcome === 'not_written' || outcome === 'conflict') && result.otherwise && !fellBack) {
+        // The optimistic write lost a race (a row taken meanwhile): the careful path works out the real answer.
+        fellBack = true;
+        const careful = result.otherwise;
+        result = await answer(careful);
+      } else break;
       sent = finish(result);
       outcome = await commit(sent);
     }
@@ -156,7 +169,7 @@ export function pipeline(surface: Surface, deps: Deps) {
         responseBody: auditResponseBody(s.text),
         durationMs: msSince(started),
       };
-      const write = combine(s.write, ...ctx.owed);
+      const write = combine(s.write, ...ctx.owed, surface.owedAtCommit?.(ctx));
       try {
         const tx = ctx.transaction;
         if (tx) {
@@ -169,6 +182,7 @@ export function pipeline(surface: Surface, deps: Deps) {
       } catch (e) {
         await abandon();
         if (e instanceof AppError && e.code === 'service_unavailable') return 'unavailable';
+        if (isStaleCredentials(e)) return 'stale';
         if (s.write && s.otherwise) return 'conflict';
         deps.logger.error({ err: e, requestId }, 'the audit row (or the write with it) failed');
         return 'failed';

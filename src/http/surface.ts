@@ -7,6 +7,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import { AppError, invalidRequest } from '../shared/errors';
 import { CONTRACTS_DIR } from '../shared/paths';
 import type { Deps } from '../deps';
+import type { Write } from '../data/write';
 import { decodeBody, decodeComponent, decodeQuery, printable } from './decode';
 import type { HandlerResult, OperationCall, RequestContext, SurfaceName } from './types';
 
@@ -38,6 +39,8 @@ export interface SurfaceOptions {
   commonHeaders?(ctx: RequestContext | undefined): Record<string, string>;
   /** Adds surface-wide fields (e.g. `env`) to every JSON object body before it is validated and sent. */
   decorate?(ctx: RequestContext, body: unknown): unknown;
+  /** What every request of the surface commits with its audit row, as it stands at commit time. */
+  owedAtCommit?(ctx: RequestContext): Write | undefined;
 }
 
 /** Turns Ajv's errors into `details.fields`: one entry per offending field, named the way the client wrote it. */
@@ -98,6 +101,7 @@ export interface Surface {
   api: OpenAPIBackend;
   errorResult(ctx: RequestContext | undefined, err: AppError): HandlerResult;
   commonHeaders?(ctx: RequestContext | undefined): Record<string, string>;
+  owedAtCommit?(ctx: RequestContext): Write | undefined;
   /**
    * Answers one request: route, authenticate, then (only then) judge the body and parameters under the text
    * policy and the contract, and run the operation. `early` is an error found while reading the request (413):
@@ -247,5 +251,5 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
     return out;
   }
 
-  return { name: opts.name, api, errorResult: opts.errorResult, commonHeaders: opts.commonHeaders, handle };
+  return { name: opts.name, api, errorResult: opts.errorResult, commonHeaders: opts.commonHeaders, owedAtCommit: opts.owedAtCommit, handle };
 }

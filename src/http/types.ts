@@ -13,6 +13,8 @@ export interface AuthenticatedPartner {
   keyId: string;
   /** The partner's vehicle codes → our fleet codes. */
   vocabulary: ReadonlyMap<string, string>;
+  /** The version of all the above as this request knows it (asserted at commit; see KeyCache). */
+  authVersion: string;
 }
 
 /** What an operation receives: the request as the contract names it, decoded and validated. */
@@ -58,7 +60,11 @@ export class RequestContext {
   /** The body as decoded under the text policy, once the surface has judged it. */
   decodedBody?: { value: unknown; text: string };
   /** Writes the request owes besides its handler's (e.g. the key's last-used time), committed with the audit row. */
-  readonly owed: Write[] = [];
+  owed: Write[] = [];
+  /** The surface's authentication outcome, once asked (several security schemes share one lookup). */
+  authenticated?: Promise<boolean>;
+  /** Set when the request runs again because its credentials changed meanwhile: read them from the database. */
+  freshCredentials = false;
   private opening?: Promise<OpenTx>;
   private opened?: OpenTx;
 
@@ -92,5 +98,17 @@ export class RequestContext {
   dropTransaction(): void {
     this.opened = undefined;
     this.opening = undefined;
+  }
+
+  /** Back to what arrived, to run the request again (nothing of the first run was committed). */
+  restart(): void {
+    this.dropTransaction();
+    this.partner = undefined;
+    this.env = undefined;
+    this.operator = undefined;
+    this.decodedBody = undefined;
+    this.authenticated = undefined;
+    this.owed = [];
+    this.freshCredentials = true;
   }
 }

@@ -8,6 +8,7 @@ export class PartnerModel extends BaseModel {
   currency!: 'USD' | 'EUR' | 'LKR';
   paused!: boolean;
   sandboxPaused!: boolean;
+  authVersion!: string;
   createdAt!: Date;
 }
 

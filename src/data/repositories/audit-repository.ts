@@ -1,5 +1,5 @@
-import { sql, type Sql } from '../database';
-import { combine, type Write } from '../write';
+import { sql, type Sql, type Statement } from '../database';
+import { combine, isEmpty, type Write } from '../write';
 
 /** One audited exchange. Headers and bodies are JSON text, already redacted (see shared/redact). */
 export interface AuditEntry {
@@ -95,22 +95,33 @@ export async function appendAudit(db: Sql, e: AuditEntry): Promise<void> {
 const composed = new Map<string, string>();
 
 /**
- * Runs `write` and appends the audit row in one statement (one implicit transaction). With a guarded write the
- * audit row is inserted only if the guard produced rows; returns whether it was, i.e. whether the write happened.
+ * The one statement that runs `write` and appends the audit row (guarded, when the write is), and evaluates the
+ * write's assertions. Its result row: `n`, the number of audit rows inserted (0 when the guard produced nothing).
+ */
+export function auditedStatement(write: Write, e: AuditEntry): { statement: Statement; params: readonly unknown[] } {
+  const all = combine(write, { ctes: [`audit as (insert into audit_log (${COLUMNS}) select ${VALUES}${write.guard ? ' where exists (select 1 from __guard__)' : ''} returning 1)`], params: params(e) });
+  const asserts = all.asserts?.length ? `, ${all.asserts.map((a) => `(select ${a})`).join(', ')}` : '';
+  const key = `${write.guard ?? ''}\u0002${all.ctes.join(',\n')}\u0002${asserts}`;
+  let text = composed.get(key);
+  if (text === undefined) {
+    text = `with ${all.ctes.join(',\n')}\nselect count(*)::int as n${asserts} from audit`.replace('__guard__', write.guard ?? '');
+    composed.set(key, text);
+  }
+  return { statement: sql(text), params: all.params };
+}
+
+/**
+ * Runs `write` and appends the audit row in one statement (one implicit transaction, or in the caller's). With a
+ * guarded write the audit row is inserted only if the guard produced rows; returns whether it was, i.e. whether the
+ * write happened.
  */
 export async function commitWithAudit(db: Sql, write: Write | undefined, e: AuditEntry): Promise<boolean> {
-  if (!write || write.ctes.length === 0) {
+  if (isEmpty(write)) {
     await appendAudit(db, e);
     return true;
   }
-  const all = combine(write, { ctes: [`audit as (insert into audit_log (${COLUMNS}) select ${VALUES}${write.guard ? ' where exists (select 1 from __guard__)' : ''} returning 1)`], params: params(e) });
-  const key = `${write.guard ?? ''}\u0002${all.ctes.join(',\n')}`;
-  let text = composed.get(key);
-  if (text === undefined) {
-    text = `with ${all.ctes.join(',\n')}\nselect count(*)::int as n from audit`.replace('__guard__', write.guard ?? '');
-    composed.set(key, text);
-  }
-  const rows = await db.query<{ n: number }>(sql(text), all.params);
+  const { statement, params: values } = auditedStatement(write!, e);
+  const rows = await db.query<{ n: number }>(statement, values);
   return rows[0].n > 0;
 }
 

@@ -11,6 +11,7 @@ export interface PartnerRecord {
   currency: Currency;
   paused: boolean;
   sandboxPaused: boolean;
+  authVersion: string;
   createdAt: Date;
 }
 
@@ -37,6 +38,8 @@ export interface KeyWithPartner {
   paused: boolean;
   sandboxPaused: boolean;
   vocabulary: Record<string, string>;
+  /** Bumped by the database whenever anything above (but the key's own fields) changes. */
+  authVersion: string;
 }
 
 const plain = <T>(m: object): T => ({ ...m }) as T;
@@ -44,7 +47,7 @@ const plain = <T>(m: object): T => ({ ...m }) as T;
 // One indexed lookup per request: the key, its partner, and the vocabulary quoting needs.
 const keyWithPartner = sql(`
   select k.key_id as "keyId", k.env, k.secret_hash as "secretHash", k.revoked_at as "revokedAt", k.last_used_at as "lastUsedAt",
-         p.partner_id as "partnerId", p.name, p.currency, p.paused, p.sandbox_paused as "sandboxPaused",
+         p.partner_id as "partnerId", p.name, p.currency, p.paused, p.sandbox_paused as "sandboxPaused", p.auth_version::text as "authVersion",
          coalesce((select json_object_agg(v.code, v.vehicle) from partner_vehicle_codes v where v.partner_id = p.partner_id), '{}'::json) as vocabulary
   from api_keys k join partners p on p.partner_id = k.partner_id
   where k.key_id = $1`);
@@ -52,6 +55,19 @@ const keyWithPartner = sql(`
 export async function findKeyWithPartner(db: Sql, keyId: string): Promise<KeyWithPartner | undefined> {
   return (await db.query<KeyWithPartner>(keyWithPartner, [keyId]))[0];
 }
+
+/**
+ * What a request that authenticated with this key asserts in its final statement: the key still unrevoked, its
+ * partner's auth_version unchanged. If not, the statement fails as a whole (SQLSTATE LT001): nothing is written.
+ */
+export const keyStillValid = (keyId: string, authVersion: string): Write => ({
+  ctes: [],
+  params: [keyId, authVersion],
+  asserts: ['assert_key_fresh($1::text, $2::bigint)'],
+});
+
+/** The statement failed because the credentials it asserted changed meanwhile (see keyStillValid). */
+export const isStaleCredentials = (e: unknown): boolean => (e as { code?: string })?.code === 'LT001';
 
 /** The key's last-used time, written with the request's audit row (no round trip of its own). */
 export const touchKeyWrite = (keyId: string, at: Date): Write => ({

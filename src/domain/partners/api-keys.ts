@@ -5,6 +5,7 @@ import * as partners from '../../data/repositories/partners-repository';
 import { keyId as newKeyId, keySecret } from '../../shared/ids';
 import { notFound } from '../../shared/errors';
 import { requirePartner } from './partners';
+import type { KeyCache } from './key-cache';
 
 export type Env = partners.Env;
 const PREFIX: Record<Env, string> = { sandbox: 'svc_sk_test_', production: 'svc_sk_live_' };
@@ -87,6 +88,8 @@ export interface Authenticated {
   keyId: string;
   env: Env;
   vocabulary: ReadonlyMap<string, string>;
+  /** The partner's auth_version as read; the request asserts it at commit (partners.keyStillValid). */
+  authVersion: string;
   /** The key's last-used time, when it is due to be written (with the request's audit row). */
   touch?: Write;
 }
@@ -94,17 +97,30 @@ export interface Authenticated {
 /**
  * Resolves a presented key to its partner and environment, or null for every kind of failure (missing,
  * malformed, unknown, wrong secret, revoked, environment mismatch) so callers cannot tell them apart.
- * The secret is hashed and compared in constant time; a revoked key fails on the very next request.
+ * The secret is hashed and compared in constant time. A key authenticated before may come from `cache` (no round
+ * trip); the request then asserts in its final statement that nothing changed (see KeyCache), so a revoked key
+ * fails on the very next request. `fresh` reads the database whatever the cache holds.
  */
-export async function authenticateKey(db: Sql, presented: string | null, now: Date): Promise<Authenticated | null> {
+export async function authenticateKey(
+  db: Sql,
+  presented: string | null,
+  now: Date,
+  cache?: KeyCache,
+  fresh = false,
+): Promise<Authenticated | null> {
   const parsed = presented ? parseKey(presented) : null;
   if (!parsed) return null;
-  const row = await partners.findKeyWithPartner(db, parsed.keyId);
+  const cached = fresh ? undefined : cache?.get(parsed.keyId);
+  const row = cached ?? (await partners.findKeyWithPartner(db, parsed.keyId));
   const expected = Buffer.from(row?.secretHash ?? DUMMY_HASH, 'hex');
   const actual = Buffer.from(hashSecret(parsed.secret), 'hex');
   const secretOk = timingSafeEqual(expected, actual);
-  if (!row || !secretOk || row.revokedAt || row.env !== parsed.env) return null;
+  if (!row || !secretOk || row.revokedAt || row.env !== parsed.env) {
+    if (row) cache?.forget(row.keyId);
+    return null;
+  }
   const stale = !row.lastUsedAt || now.getTime() - new Date(row.lastUsedAt).getTime() > TOUCH_EVERY_MS;
+  cache?.set(stale ? { ...row, lastUsedAt: now } : row);
   // Quoting is paused by an operator (both environments) or, in sandbox, by the partner's own test helper.
   const paused = row.paused || (row.env === 'sandbox' && row.sandboxPaused);
   return {
@@ -115,6 +131,7 @@ export async function authenticateKey(db: Sql, presented: string | null, now: Da
     keyId: row.keyId,
     env: row.env,
     vocabulary: new Map(Object.entries(row.vocabulary ?? {})),
+    authVersion: row.authVersion,
     touch: stale ? partners.touchKeyWrite(row.keyId, now) : undefined,
   };
 }

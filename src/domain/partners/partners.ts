@@ -48,11 +48,14 @@ export async function setPaused(tx: Sql, partnerId: string, paused: boolean): Pr
   return toView(p);
 }
 
-/** The partner's own sandbox pause (a test helper); the answer counts the operator's pause too. */
-export async function setSandboxPaused(tx: Sql, partnerId: string, paused: boolean): Promise<{ paused: boolean }> {
+/**
+ * The partner's own sandbox pause (a test helper); the answer counts the operator's pause too. Returns the partner's
+ * new auth_version: the request changed what it authenticated against, under the row lock, and commits with that.
+ */
+export async function setSandboxPaused(tx: Sql, partnerId: string, paused: boolean): Promise<{ paused: boolean; authVersion: string }> {
   const p = await partners.setPartnerPaused(tx, partnerId, paused, 'sandbox');
   if (!p) throw noPartner(partnerId);
-  return { paused: p.paused || p.sandboxPaused };
+  return { paused: p.paused || p.sandboxPaused, authVersion: p.authVersion };
 }
 
 export interface VehicleCodeView {

@@ -1,5 +1,6 @@
 import { AppError } from '../../shared/errors';
 import { authenticateKey, presentedKey } from '../../domain/partners/api-keys';
+import { keyStillValid } from '../../data/repositories/partners-repository';
 import { createSurface, type Operation } from '../surface';
 import type { Deps } from '../../deps';
 import { transfersError } from './envelope';
@@ -10,7 +11,6 @@ export { transfersError };
 const UNAUTHORIZED_MESSAGE = 'A valid API key is required: send Authorization: Bearer <key> or X-Api-Key: <key>.';
 
 export function createTransfersSurface(deps: Deps) {
-  const checked = new WeakMap<object, Promise<boolean>>();
   return createSurface(
     {
       name: 'transfers',
@@ -18,25 +18,21 @@ export function createTransfersSurface(deps: Deps) {
       apiRoot: '/transfers/v1',
       operations: operations as unknown as Record<string, Operation>,
       // Both schemes (Bearer, X-Api-Key) ask; one lookup answers them.
-      authenticate: (ctx) => {
-        let done = checked.get(ctx);
-        if (!done) {
-          done = (async () => {
-            const who = await authenticateKey(ctx.sql, presentedKey(ctx.headers), deps.clock.now());
-            if (!who) return false;
-            ctx.partner = { partnerId: who.partnerId, name: who.name, currency: who.currency, paused: who.paused, keyId: who.keyId, vocabulary: who.vocabulary };
-            ctx.env = who.env;
-            if (who.touch) ctx.owed.push(who.touch);
-            return true;
-          })();
-          checked.set(ctx, done);
-        }
-        return done;
-      },
+      authenticate: (ctx) =>
+        (ctx.authenticated ??= (async () => {
+          const who = await authenticateKey(ctx.sql, presentedKey(ctx.headers), deps.clock.now(), deps.keys, ctx.freshCredentials);
+          if (!who) return false;
+          ctx.partner = { partnerId: who.partnerId, name: who.name, currency: who.currency, paused: who.paused, keyId: who.keyId, vocabulary: who.vocabulary, authVersion: who.authVersion };
+          ctx.env = who.env;
+          if (who.touch) ctx.owed.push(who.touch);
+          return true;
+        })()),
       // The same bytes for every cause: no env, no request id, no hint of which check failed.
       unauthorized: () => new AppError('unauthorized', 401, UNAUTHORIZED_MESSAGE),
       errorResult: transfersError,
       commonHeaders: (ctx) => ({ 'X-Service-Env': ctx?.env ?? 'none' }),
+      // Whatever the request did, it commits only if its key is still unrevoked and its partner as it knew it.
+      owedAtCommit: (ctx) => (ctx.partner ? keyStillValid(ctx.partner.keyId, ctx.partner.authVersion) : undefined),
       decorate: (ctx, body) => (body && typeof body === 'object' && !Array.isArray(body) ? { env: ctx.env ?? null, ...body } : body),
     },
     deps,

@@ -91,3 +91,46 @@ describe('Partner keys and environments', () => {
     expect(wrongMethod.body.error.code).toBe('method_not_allowed');
   });
 });
+
+describe('Keys kept in memory between requests are checked again by every commit', () => {
+  let a: TestApp;
+  let b: TestApp;
+  let partner: Awaited<ReturnType<ReturnType<typeof operator>['partnerWithKeys']>>;
+  const quoteBody = { pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: '2026-12-01T09:30:00+05:30', passengers: { adults: 2 } };
+
+  beforeAll(async () => {
+    // Two instances on one database: what one changes, the other must honour on its very next request.
+    a = await startTestApp();
+    b = await startTestApp({ db: { db: a.db, schema: a.schema, drop: async () => undefined } });
+    partner = await operator(a.url).partnerWithKeys('Cached Travel');
+  });
+  afterAll(async () => {
+    await b.close();
+    await a.close();
+  });
+
+  it('when a key another instance has in memory is revoked, then its next request there is 401 and writes nothing', async () => {
+    const key = await operator(a.url).key(partner.partner_id, 'sandbox');
+    expect((await client(b.url)('POST', '/transfers/v1/quotes', { key: key.key, body: quoteBody })).status).toBe(200);
+    const quotesBefore = Number((await a.db('quotes').where({ partnerId: partner.partner_id }).count({ n: '*' }))[0].n);
+    expect((await operator(a.url).call('POST', `/keys/${key.key_id}/revoke`)).status).toBe(200);
+    const r = await client(b.url)('POST', '/transfers/v1/quotes', { key: key.key, body: quoteBody });
+    expect(r.status).toBe(401);
+    expect(Number((await a.db('quotes').where({ partnerId: partner.partner_id }).count({ n: '*' }))[0].n)).toBe(quotesBefore);
+    const audit = await a.db('audit_log').where({ requestId: r.headers.get('x-request-id')! });
+    expect(audit).toHaveLength(1);
+    expect(audit[0]).toMatchObject({ status: 401, partnerId: null });
+  });
+
+  it('when an operator pauses the partner or maps a vehicle code through another instance, then the next quote there follows', async () => {
+    const quote = () => client(b.url)('POST', '/transfers/v1/quotes', { key: partner.liveKey, body: quoteBody });
+    expect((await quote()).body.declined).toBeNull();
+    expect((await operator(a.url).call('POST', `/partners/${partner.partner_id}/pause`)).status).toBe(200);
+    expect((await quote()).body.declined).toMatchObject({ reason: 'partner_paused' });
+    expect((await operator(a.url).call('POST', `/partners/${partner.partner_id}/resume`)).status).toBe(200);
+    expect((await operator(a.url).call('PUT', `/partners/${partner.partner_id}/vehicle-codes/SEDAN`, { body: { vehicle: 'standard_car' } })).status).toBe(200);
+    const mapped = await quote();
+    expect(mapped.body.declined).toBeNull();
+    expect(mapped.body.offers.map((o: { vehicle_code: string }) => o.vehicle_code)).toContain('SEDAN');
+  });
+});

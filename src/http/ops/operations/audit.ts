@@ -9,6 +9,10 @@ export const listAudit: OpsHandler<'listAudit'> = async (call, ctx) => {
     partnerId: q.partner_id,
     requestId: q.request_id,
     surface: q.surface,
+    direction: q.direction,
+    from: q.from ? new Date(q.from) : undefined,
+    to: q.to ? new Date(q.to) : undefined,
+    beforeId: q.before_id,
   });
   return { status: 200, body: { data } };
 };

@@ -5,7 +5,10 @@ import type { PartnerContext, TransfersHandler } from './types';
 /** Sandbox test helpers: pause or resume quoting in sandbox only, so integrations can exercise partner_paused. */
 async function pause(ctx: PartnerContext, paused: boolean) {
   sandboxOnly(ctx.env);
-  return { status: 200 as const, body: await setSandboxPaused(await ctx.tx(), ctx.partner.partnerId, paused) };
+  const r = await setSandboxPaused(await ctx.tx(), ctx.partner.partnerId, paused);
+  ctx.partner.authVersion = r.authVersion;
+  ctx.deps.keys.forget(ctx.partner.keyId);
+  return { status: 200 as const, body: { paused: r.paused } };
 }
 
 export const pauseSandboxAccount: TransfersHandler<'pauseSandboxAccount'> = (_call, ctx) => pause(ctx, true);

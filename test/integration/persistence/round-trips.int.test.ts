@@ -1,0 +1,70 @@
+import { startTestApp, type TestApp } from '../../support/test-app';
+import { client, type Call } from '../../support/http';
+import { operator } from '../../support/fixtures';
+import { marketplaceClient, MARKETPLACE_ENV } from '../../support/marketplace';
+
+/**
+ * The hot paths in as few round trips as correctness allows, counted at the database handle. A key used before is
+ * known to the instance; what the request writes commits with its audit row, and with the assertion that the key
+ * is still valid, in one statement.
+ */
+describe('Round trips to the database per request', () => {
+  let app: TestApp;
+  let call: Call;
+  let key: string;
+  let statements: string[] = [];
+
+  beforeAll(async () => {
+    app = await startTestApp({ env: MARKETPLACE_ENV, outboxWorker: false });
+    call = client(app.url);
+    key = (await operator(app.url).partnerWithKeys('Round Trip Travel')).liveKey;
+    app.deps.db.observer = (text) => statements.push(text.replace(/\s+/g, ' ').slice(0, 120));
+  });
+  afterAll(() => app.close());
+
+  async function counted<T>(run: () => Promise<T>): Promise<{ result: T; statements: string[] }> {
+    statements = [];
+    const result = await run();
+    return { result, statements: [...statements] };
+  }
+
+  const quoteBody = { pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: '2026-12-01T09:30:00+05:30', passengers: { adults: 2, luggage: 2 } };
+
+  it('when a known key pings, quotes, books, replays and reads, then 1, 1, 2, 2 and 2 statements', async () => {
+    await call('GET', '/transfers/v1/ping', { key }); // the instance meets the key
+    const ping = await counted(() => call('GET', '/transfers/v1/ping', { key }));
+    expect(ping.result.status).toBe(200);
+    expect(ping.statements).toHaveLength(1);
+
+    const quote = await counted(() => call('POST', '/transfers/v1/quotes', { key, body: quoteBody }));
+    expect(quote.result.body.offers).toHaveLength(8);
+    expect(quote.statements).toHaveLength(1);
+
+    const offer = quote.result.body.offers[0];
+    const body = { quote_id: quote.result.body.quote_id, offer_id: offer.offer_id, partner_reference: 'RT-1', passenger: { first_name: 'A', last_name: 'B' }, passengers: { adults: 2, luggage: 2 }, flight_number: 'UL504' };
+    const booking = await counted(() => call('POST', '/transfers/v1/bookings', { key, body, headers: { 'Idempotency-Key': 'rt-1' } }));
+    expect(booking.result.status).toBe(201);
+    expect(booking.statements).toHaveLength(2);
+
+    const replay = await counted(() => call('POST', '/transfers/v1/bookings', { key, body, headers: { 'Idempotency-Key': 'rt-1' } }));
+    expect(replay.result.status).toBe(200);
+    expect(replay.statements).toHaveLength(2);
+
+    const read = await counted(() => call('GET', `/transfers/v1/bookings/${booking.result.body.booking_ref}`, { key }));
+    expect(read.result.status).toBe(200);
+    expect(read.statements).toHaveLength(2);
+  });
+
+  it('when the marketplace searches, then one statement stores its price marks and its audit row', async () => {
+    const search = await counted(() => marketplaceClient(app.url).signed('POST', '/search/', { from: { iata: 'CMB' }, to: { name: 'Kandy' }, date: '2026-12-01 09:30:00', adults: 2 }));
+    expect(search.result.body.vehicles.length).toBeGreaterThan(0);
+    expect(search.statements).toHaveLength(1);
+  });
+
+  it('when a key is new to the instance, then one more statement reads it', async () => {
+    const fresh = await operator(app.url).key((await operator(app.url).partner('Newcomer')).partner_id, 'sandbox');
+    const ping = await counted(() => call('GET', '/transfers/v1/ping', { key: fresh.key }));
+    expect(ping.result.status).toBe(200);
+    expect(ping.statements).toHaveLength(2);
+  });
+});
