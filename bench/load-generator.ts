@@ -27,7 +27,7 @@ export interface BookingFeed {
 export interface LoadSpec {
   /** Origin only, e.g. http://127.0.0.1:40123 */
   origin: string;
-  method: 'POST';
+  method: 'POST' | 'GET';
   path: string;
   headers: Record<string, string>;
   /** A fixed body (every scenario but fresh bookings). */

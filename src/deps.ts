@@ -4,6 +4,7 @@ import type { Clock } from './shared/clock';
 import type { Logger } from './shared/logger';
 import type { OutboundExchange } from './domain/outbox/outbox';
 import type { KeyCache } from './domain/partners/key-cache';
+import type { RecentBookingFacts } from './domain/bookings/recent';
 
 /** Reads an order from the marketplace's authenticated API (the re-fetch behind every callback). */
 export interface OrderSource {
@@ -18,6 +19,8 @@ export interface Deps {
   logger: Logger;
   /** Partner keys authenticated before (verified again by every request's final statement). */
   keys: KeyCache;
+  /** Offers this instance quoted and keys it saw completed, lately (see RecentBookingFacts). */
+  recent: RecentBookingFacts;
   /** Set when the instance is shutting down: requests still arriving are refused cleanly. */
   lifecycle: { draining: boolean };
   /** Present when MARKETPLACE_URL, MARKETPLACE_USER_ID and MARKETPLACE_PRIVATE_KEY are configured. */

@@ -14,6 +14,7 @@ import type { Deps } from './deps';
 import { AUDIT_MONTHS_AHEAD, scheduleRetention } from './retention';
 import { Database } from './data/database';
 import { KeyCache } from './domain/partners/key-cache';
+import { RecentBookingFacts } from './domain/bookings/recent';
 import { ensureAuditPartitions } from './data/repositories/audit-repository';
 import { startOutboxWorker } from './domain/outbox/worker';
 import { HttpMarketplaceClient } from './adapters/marketplace/http-marketplace-client';
@@ -69,6 +70,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     logger,
     lifecycle: { draining: false },
     keys: new KeyCache(),
+    recent: new RecentBookingFacts(),
     orderSource: marketplace && {
       getOrder: async (orderId, o) => {
         const { body, exchange } = await marketplace.getOrder(orderId, o);

@@ -22,6 +22,7 @@ export type ReplyOf<Ops, O extends keyof Ops, Omitted extends string = never> = 
         rawBody?: string;
         write?: Write;
         otherwise?: () => Promise<HandlerResult>;
+        afterCommit?: () => void;
       };
     }[keyof R]
   : never;

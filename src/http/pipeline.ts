@@ -116,7 +116,8 @@ export function pipeline(surface: Surface, deps: Deps) {
       sent = finish(result);
       outcome = await commit(sent);
     }
-    if (outcome !== 'committed') {
+    if (outcome === 'committed') result.afterCommit?.();
+    else {
       const failed = sent;
       sent = finish(
         outcome === 'unavailable'

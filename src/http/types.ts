@@ -37,6 +37,8 @@ export interface HandlerResult {
   write?: Write;
   /** When `write` is guarded and did not happen, or failed on a conflict: produces the real answer. */
   otherwise?: () => Promise<HandlerResult>;
+  /** Runs once the answer and everything it wrote have committed (e.g. to remember what this instance quoted). */
+  afterCommit?: () => void;
 }
 
 /**

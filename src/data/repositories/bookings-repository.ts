@@ -160,10 +160,12 @@ const insertParams = (b: BookingRow, requestId: string) => [
  * The booking as part of a one-statement write, guarded: if the offer, the partner_reference or the booking_ref
  * was taken meanwhile, nothing is inserted (and nothing that depends on `booking_in`).
  */
-export function bookingWrite(b: BookingRow, requestId: string): Write {
+export function bookingWrite(b: BookingRow, requestId: string, opts: { offerLiveAt?: Date } = {}): Write {
+  // When the offer's facts came from memory, its expiry is checked again here (a sandbox helper may have moved it).
+  const live = opts.offerLiveAt ? ` where exists (select 1 from offers o where o.offer_id = $${FIELDS.length + 2}::text and o.expires_at > $${FIELDS.length + 3}::timestamptz)` : '';
   return {
-    ctes: [`booking_in as (insert into bookings (${INSERT_COLUMNS.join(', ')}) values (${INSERT_VALUES}) on conflict do nothing returning booking_ref)`],
-    params: insertParams(b, requestId),
+    ctes: [`booking_in as (insert into bookings (${INSERT_COLUMNS.join(', ')}) select ${INSERT_VALUES}${live} on conflict do nothing returning booking_ref)`],
+    params: [...insertParams(b, requestId), ...(opts.offerLiveAt ? [b.offerId, opts.offerLiveAt] : [])],
     guard: 'booking_in',
   };
 }

@@ -138,9 +138,12 @@ export function decideBooking(facts: Omit<BookingFacts, 'stored'>, scope: Scope,
   return { kind: 'book', booking, job };
 }
 
-/** The booking and its job as one guarded write: if the booking cannot be inserted, the job is not either. */
-export function bookingWrites(d: Extract<BookingDecision, { kind: 'book' }>, ctx: BookingCtx): Write {
-  return combine(bookingWrite(d.booking, ctx.requestId), jobWrite(d.job, ctx.now, 'booking_in'));
+/**
+ * The booking and its job as one guarded write: if the booking cannot be inserted, the job is not either. With
+ * `offerFromMemory`, the offer's expiry is checked again in the statement.
+ */
+export function bookingWrites(d: Extract<BookingDecision, { kind: 'book' }>, ctx: BookingCtx, offerFromMemory = false): Write {
+  return combine(bookingWrite(d.booking, ctx.requestId, offerFromMemory ? { offerLiveAt: ctx.now } : {}), jobWrite(d.job, ctx.now, 'booking_in'));
 }
 
 /** The facts a decision reads, in one round trip. */

@@ -1,4 +1,5 @@
 import type { KeyWithPartner } from '../../data/repositories/partners-repository';
+import { BoundedMemory } from '../../shared/bounded-memory';
 
 /**
  * Authenticated keys kept in memory between requests, so a request does not need a round trip of its own to learn
@@ -8,26 +9,18 @@ import type { KeyWithPartner } from '../../data/repositories/partners-repository
  * Only keys that authenticated are kept; an entry lives `ttlMs` at most.
  */
 export class KeyCache {
-  private readonly entries = new Map<string, { row: KeyWithPartner; at: number }>();
+  private readonly entries: BoundedMemory<KeyWithPartner>;
 
-  constructor(
-    private readonly ttlMs = 5 * 60_000,
-    private readonly max = 10_000,
-  ) {}
-
-  get(keyId: string, now = Date.now()): KeyWithPartner | undefined {
-    const e = this.entries.get(keyId);
-    if (!e) return undefined;
-    if (now - e.at > this.ttlMs) {
-      this.entries.delete(keyId);
-      return undefined;
-    }
-    return e.row;
+  constructor(ttlMs = 5 * 60_000, max = 10_000) {
+    this.entries = new BoundedMemory(ttlMs, max);
   }
 
-  set(row: KeyWithPartner, now = Date.now()): void {
-    if (this.entries.size >= this.max) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(row.keyId, { row, at: now });
+  get(keyId: string): KeyWithPartner | undefined {
+    return this.entries.get(keyId);
+  }
+
+  set(row: KeyWithPartner): void {
+    this.entries.set(row.keyId, row);
   }
 
   forget(keyId: string): void {

@@ -5,6 +5,7 @@ import { toDecimal, type Currency } from '../pricing/money';
 import type { PlaceInput, ResolvedPlace } from '../geo/types';
 import { quoteWrite, type OfferRecord, type QuoteRecord } from '../../data/repositories/quotes-repository';
 import type { Write } from '../../data/write';
+import type { OfferForBooking } from '../../data/repositories/bookings-repository';
 import { hex32 } from '../../shared/ids';
 import { invalidRequest } from '../../shared/errors';
 
@@ -51,7 +52,7 @@ export function createQuote(
   env: 'sandbox' | 'production',
   input: QuoteInput,
   deps: { now: Date; fx: FxRates },
-): { quote: ReturnType<typeof view>; write: Write } {
+): { quote: ReturnType<typeof view>; write: Write; bookable: OfferForBooking[] } {
   assertPlaces(input);
   const pickupAt = new Date(input.pickup_datetime);
   if (pickupAt.getTime() - deps.now.getTime() > MAX_ADVANCE_MS) {
@@ -98,7 +99,30 @@ export function createQuote(
         amountMinor: o.amount_minor,
       }))
     : [];
-  return { quote: view(quote, offers, outcome), write: quoteWrite(quote, offers) };
+  return { quote: view(quote, offers, outcome), write: quoteWrite(quote, offers), bookable: outcome.ok ? offers.map((o) => bookable(quote, o)) : [] };
+}
+
+/** An offer as a booking decision reads it (the same facts bookingFacts reads from the database). */
+function bookable(q: QuoteRecord, o: OfferRecord): OfferForBooking {
+  const input = q.request as QuoteInput;
+  return {
+    offerId: o.offerId,
+    quoteId: q.quoteId,
+    vehicle: o.vehicle,
+    vehicleCode: o.vehicleCode,
+    vehicleName: o.vehicleName,
+    maxPassengers: o.maxPassengers,
+    maxLuggage: o.maxLuggage,
+    amountMinor: o.amountMinor,
+    currency: q.currency as OfferForBooking['currency'],
+    expiresAt: q.expiresAt,
+    journeyType: q.journeyType as OfferForBooking['journeyType'],
+    pickup: q.pickup as OfferForBooking['pickup'],
+    dropoff: q.dropoff as OfferForBooking['dropoff'],
+    pickupAt: q.pickupAt,
+    request: { pickup: input.pickup, dropoff: input.dropoff, pickup_datetime: input.pickup_datetime },
+    durationMin: q.durationMin,
+  };
 }
 
 function view(q: QuoteRecord, offers: OfferRecord[], outcome: Decision) {

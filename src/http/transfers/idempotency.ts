@@ -3,7 +3,7 @@ import { jsonFingerprint } from '../../shared/canonical-json';
 import { combine, type Write } from '../../data/write';
 import * as keys from '../../data/repositories/idempotency-repository';
 import { bookingView } from '../../domain/bookings/booking-view';
-import { bookInTransaction, bookingWrites, decideBooking, readBookingFacts, type BookingCtx, type BookingInput } from '../../domain/bookings/place-booking';
+import { bookInTransaction, bookingWrites, decideBooking, readBookingFacts, type BookingCtx, type BookingDecision, type BookingInput } from '../../domain/bookings/place-booking';
 import type { HandlerResult } from '../types';
 import { transfersError } from './envelope';
 import type { PartnerContext } from './operations/types';
@@ -89,17 +89,59 @@ export async function createBookingIdempotently(ctx: PartnerContext, input: Book
   const keyScope = key ? { ...scope, operation: OPERATION, key } : undefined;
   // Same body = same JSON value: key order and whitespace do not matter.
   const print = key ? jsonFingerprint(input) : '';
+  const recent = ctx.deps.recent;
+
+  // A key this instance saw completed: its response never changes, so it replays without a read.
+  const known = key ? recent.completedKey(scope, key) : undefined;
+  if (known) return replay(ctx, known, print);
+
+  // An offer this instance quoted: booking it needs no read either, when the rules say "book". Whatever memory
+  // cannot know (the offer booked or the reference used elsewhere, the key stored by another request, the expiry
+  // moved) is settled by the guarded write; a refusal is never decided from memory (a reused reference comes first).
+  const remembered = recent.offer(scope, input.offer_id);
+  if (remembered) {
+    const d = decideBooking({ offer: remembered, consumed: false }, scope, input, bctx);
+    if (d.kind === 'book') return booked(ctx, input, d, keyScope, print, bctx, true);
+  }
 
   const facts = await readBookingFacts(ctx.sql, scope, { idempotencyKey: key, partnerReference: input.partner_reference, offerId: input.offer_id });
-  if (keyScope && facts.stored) return replay(ctx, facts.stored, print);
-
+  if (keyScope && facts.stored) {
+    recent.rememberKey(scope, keyScope.key, facts.stored);
+    return replay(ctx, facts.stored, print);
+  }
   const d = decideBooking(facts, scope, input, bctx);
-  const answer = d.kind === 'refused' ? errorAnswer(ctx, d.error) : bookingAnswer(d.kind === 'book', d.booking);
-  const remember = keyScope && storable(answer.status) ? (after?: string) => keys.storeWrite(keyScope, print, ctx.requestId, now, completion(answer, now), after) : undefined;
-  let write: Write | undefined;
-  if (d.kind === 'book') write = combine(bookingWrites(d, bctx), remember?.('booking_in'));
-  else write = remember?.();
-  return { ...answer, write, otherwise: () => careful(ctx, input, keyScope, print, bctx) };
+  if (d.kind === 'book') return booked(ctx, input, d, keyScope, print, bctx, false);
+  const answer = d.kind === 'refused' ? errorAnswer(ctx, d.error) : bookingAnswer(false, d.booking);
+  const write = keyScope && storable(answer.status) ? keys.storeWrite(keyScope, print, ctx.requestId, now, completion(answer, now)) : undefined;
+  return { ...answer, write, otherwise: () => careful(ctx, input, keyScope, print, bctx), afterCommit: remember(ctx, keyScope, print, answer, write) };
+}
+
+/** A new booking: the booking, its job and the key's outcome, in one guarded statement with the audit row. */
+function booked(
+  ctx: PartnerContext,
+  input: BookingInput,
+  d: Extract<BookingDecision, { kind: 'book' }>,
+  keyScope: keys.IdempotencyScope | undefined,
+  print: string,
+  bctx: BookingCtx,
+  offerFromMemory: boolean,
+): HandlerResult {
+  const answer = bookingAnswer(true, d.booking);
+  const stored = keyScope ? keys.storeWrite(keyScope, print, ctx.requestId, bctx.now, completion(answer, bctx.now), 'booking_in') : undefined;
+  const write = combine(bookingWrites(d, bctx, offerFromMemory), stored);
+  return { ...answer, write, otherwise: () => careful(ctx, input, keyScope, print, bctx), afterCommit: remember(ctx, keyScope, print, answer, stored) };
+}
+
+/** Once committed, the stored outcome of the key is remembered by this instance. */
+function remember(ctx: PartnerContext, keyScope: keys.IdempotencyScope | undefined, print: string, a: Answer, stored: unknown) {
+  if (!keyScope || !stored) return undefined;
+  return () =>
+    ctx.deps.recent.rememberKey({ partnerId: keyScope.partnerId, env: keyScope.env }, keyScope.key, {
+      fingerprint: print,
+      responseStatus: a.status,
+      responseBody: a.rawBody,
+      requestId: ctx.requestId,
+    });
 }
 
 async function careful(ctx: PartnerContext, input: BookingInput, keyScope: keys.IdempotencyScope | undefined, print: string, bctx: BookingCtx): Promise<HandlerResult> {
@@ -125,5 +167,5 @@ async function careful(ctx: PartnerContext, input: BookingInput, keyScope: keys.
     if (storable(answer.status)) await keys.completeKey(tx, keyScope, completion(answer, bctx.now));
     else await keys.releaseKey(tx, keyScope);
   }
-  return answer;
+  return { ...answer, afterCommit: remember(ctx, keyScope, print, answer, keyScope && storable(answer.status)) };
 }

@@ -7,12 +7,13 @@ import { systemClock } from '../../../src/shared/clock';
 import { testConfig } from '../../support/test-app';
 import type { Deps } from '../../../src/deps';
 import { KeyCache } from '../../../src/domain/partners/key-cache';
+import { RecentBookingFacts } from '../../../src/domain/bookings/recent';
 
 async function surfaceReturning(body: unknown, mode: 'enforce' | 'log' | 'off') {
   const logged: unknown[] = [];
   const logger = makeLogger('silent');
   logger.error = ((obj: unknown) => void logged.push(obj)) as typeof logger.error;
-  const deps: Deps = { config: testConfig({ RESPONSE_VALIDATION: mode }), db: null as never, clock: systemClock, logger, lifecycle: { draining: false }, keys: new KeyCache() };
+  const deps: Deps = { config: testConfig({ RESPONSE_VALIDATION: mode }), db: null as never, clock: systemClock, logger, lifecycle: { draining: false }, keys: new KeyCache(), recent: new RecentBookingFacts() };
   const surface = await createSurface(
     {
       name: 'transfers',

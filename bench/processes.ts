@@ -1,0 +1,111 @@
+/**
+ * The benchmark's processes: the service as `npm start` runs it (node dist/src/main.js, NODE_ENV=production), a bare
+ * Express echo server (the baseline), the load generator and the ceiling runner, each in a process of its own so
+ * that none shares an event loop with another (they do share the machine's cores, as in production).
+ */
+import { fork, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { LoadOutcome, LoadSpec } from './load-generator';
+import type { CeilingResult, CeilingSpec } from './ceiling';
+
+export const REPO_ROOT = path.resolve(__dirname, '../..');
+const children = new Set<ChildProcess>();
+
+/** Kills every child still running (on an interrupt). */
+export function killChildren(): void {
+  for (const c of children) c.kill('SIGKILL');
+}
+
+function track<T extends ChildProcess>(c: T): T {
+  children.add(c);
+  c.on('exit', () => children.delete(c));
+  return c;
+}
+
+/** Forks a bench script, sends it one message, resolves with its one answer. */
+function ask<T>(script: string, message: object, limitMs: number): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const child = track(fork(path.join(__dirname, script), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] }));
+    let settled = false;
+    const timer = setTimeout(() => {
+      finish(new Error(`${script} did not finish within ${limitMs / 1000} s`));
+      child.kill('SIGKILL');
+    }, limitMs);
+    const finish = (err: Error | null, value?: T) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (err) reject(err);
+      else resolve(value!);
+    };
+    child.on('message', (msg: { type: 'result'; outcome?: T; result?: T } | { type: 'error'; message: string }) => {
+      if (msg.type === 'result') finish(null, (msg.outcome ?? msg.result) as T);
+      else finish(new Error(`${script} failed: ${msg.message}`));
+    });
+    child.on('error', (e) => finish(e));
+    child.on('exit', (code, signal) => finish(new Error(`${script} exited (${signal ?? code}) without a result`)));
+    child.send(message as never);
+  });
+}
+
+export const runLoad = (spec: LoadSpec) => ask<LoadOutcome>('load-generator.js', { type: 'run', spec }, (spec.warmupSeconds + spec.seconds) * 1000 + 120_000);
+export const runCeiling = (spec: CeilingSpec) => ask<CeilingResult>('ceiling.js', { spec }, (spec.warmupSeconds + spec.seconds) * 1000 + 300_000);
+
+export interface Child {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+async function listening(child: ChildProcess, pattern: RegExp, what: string): Promise<number> {
+  let out = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${what} did not start within 120 s:\n${out}`)), 120_000);
+    const onData = (c: Buffer) => {
+      out += c.toString();
+      const m = pattern.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(Number(m[1]));
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+    child.on('exit', (code) => reject(new Error(`${what} exited (${code}):\n${out}`)));
+  });
+}
+
+const stopper = (child: ChildProcess) => () =>
+  new Promise<void>((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+
+/** The service, built, as `npm start` runs it, with this environment. */
+export async function startService(env: Record<string, string>): Promise<Child> {
+  const main = path.join(REPO_ROOT, 'dist/src/main.js');
+  if (!fs.existsSync(main)) throw new Error(`${main} is missing: npm run bench builds it`);
+  const child = track(spawn(process.execPath, [main], { cwd: REPO_ROOT, env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const port = await listening(child, /listening on port (\d+)/, 'the service');
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: stopper(child) };
+}
+
+/** The baseline: a bare Express 5 app with one JSON echo route. */
+export async function startEcho(): Promise<Child> {
+  const child = track(spawn(process.execPath, [path.join(__dirname, 'echo-server.js')], { stdio: ['ignore', 'pipe', 'pipe'] }));
+  const port = await listening(child, /echo listening on (\d+)/, 'the echo server');
+  return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: stopper(child) };
+}
+
+/** Resident memory of a process, MB: now, and the peak so far. */
+export function memory(pid: number): { rssMb: number; peakMb: number } {
+  try {
+    const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? 0);
+    return { rssMb: Math.round(kb('VmRSS') / 1024), peakMb: Math.round(kb('VmHWM') / 1024) };
+  } catch {
+    return { rssMb: 0, peakMb: 0 };
+  }
+}
