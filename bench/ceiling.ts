@@ -64,7 +64,7 @@ async function measure(spec: CeilingSpec): Promise<CeilingResult> {
   const loop = async (until: number, latencies?: number[]) => {
     let n = 0;
     while (Date.now() < until && (spec.scenario !== 'booking' || ctx.offers.length > 0)) {
-      const { statement, params } = ceilingStatement(spec.scenario, ctx);
+      const { statement, params } = await ceilingStatement(spec.scenario, ctx);
       const t = process.hrtime.bigint();
       await run(statement.text, statement.name, params);
       latencies?.push(Number(process.hrtime.bigint() - t) / 1e6);

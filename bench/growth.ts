@@ -86,8 +86,9 @@ async function seed(knex: Knex.Transaction, partnerId: string, size: GrowthSize,
       to,
     );
     await run(
-      `insert into jobs (source, source_ref, env, status, vehicle, pickup_at, duration_min, pickup, dropoff, adults, luggage, passenger, flight_number, created_at, updated_at)
-       select 'partner_booking', b.booking_ref, 'production', 'scheduled', b.vehicle, b.pickup_at, 150, b.pickup, b.dropoff, 2, 2, b.passenger, b.flight_number, b.created_at, b.created_at
+      `insert into jobs (source, source_ref, env, status, fleet_code, held_code, pickup_at, ends_at, duration_min, pickup, dropoff, adults, luggage, passenger, flight_number, created_at, updated_at)
+       select 'partner_booking', b.booking_ref, 'production', 'confirmed', b.vehicle, b.vehicle, b.pickup_at, b.pickup_at + interval '5 hours', 150, b.pickup, b.dropoff, 2, 2,
+              '{"name": "Seed Passenger"}'::jsonb, b.flight_number, b.created_at, b.created_at
        from bookings b where b.partner_reference in (select upper(:tag) || '-' || g from generate_series(:from::int, :to::int) g)`,
       from,
       to,

@@ -167,6 +167,16 @@ function row(meta: Pick<Row, 'id' | 'name' | 'endpoint'>, o: LoadOutcome, rssMb:
   };
 }
 
+/**
+ * A service on PostgreSQL runs with a 192 MB heap limit, as the README recommends for production (the default lets V8
+ * grow its heap lazily to several hundred MB). The embedded database's memory is outside the V8 heap and a small
+ * heap only makes it collect more often, so it runs without one.
+ */
+const serviceNodeOptions = (kind: 'postgres' | 'embedded'): Record<string, string> => {
+  const options = process.env.BENCH_SERVICE_NODE_OPTIONS ?? (kind === 'postgres' ? '--max-old-space-size=192' : '');
+  return options ? { NODE_OPTIONS: options } : {};
+};
+
 interface Storage {
   env: Record<string, string>;
   ceilingDb: { kind: 'postgres'; url: string; schema: string } | { kind: 'embedded'; dir: string };
@@ -201,7 +211,7 @@ async function storage(kind: 'postgres' | 'embedded', opts: BenchOptions): Promi
 export async function benchDatabase(kind: 'postgres' | 'embedded', opts: BenchOptions, log: (line: string) => void): Promise<DatabaseReport> {
   const store = await storage(kind, opts);
   const label = kind === 'postgres' ? 'PostgreSQL' : 'embedded PGlite (on disk)';
-  const svc = await startService({ ...store.env, OPERATOR_TOKEN, MARKETPLACE_PRIVATE_KEY: MP_KEY, MARKETPLACE_IN_URL: MP_IN_URL, NODE_OPTIONS: process.env.BENCH_SERVICE_NODE_OPTIONS ?? '--max-old-space-size=192' });
+  const svc = await startService({ ...store.env, OPERATOR_TOKEN, MARKETPLACE_PRIVATE_KEY: MP_KEY, MARKETPLACE_IN_URL: MP_IN_URL, ...serviceNodeOptions(kind) });
   const echo = await startEcho();
   const rows: Row[] = [];
   const checks: DatabaseReport['checks'] = [];
@@ -331,17 +341,25 @@ async function grow(
   const knex = makeKnex(config);
   const t0 = Date.now();
   await seedGrowth(knex, partnerId, FULL_GROWTH, (line) => log(`  ${line}`));
-  log(`  seeded in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+  // What a database that grew over months looks like: vacuumed and checkpointed, not one still digesting a bulk load
+  // (autovacuum on the fresh millions of rows and the first writes after the load's checkpoint would be measured).
+  await knex.raw('vacuum (analyze)');
+  await knex.raw('checkpoint');
+  log(`  seeded, vacuumed and checkpointed in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
   const grown: Row[] = [];
-  {
-    const { outcome, rssMb } = await load(quoteSpec, svc.pid);
-    grown.push(row({ id: 'quote', name: 'Quote, grown database', endpoint: 'POST /transfers/v1/quotes' }, outcome, rssMb, 'all 200 with 8 offers'));
-  }
-  {
-    const pool = await offerPool(svc.url, json, Math.ceil(rows.find((r) => r.id === 'booking')!.requestsPerSec * (opts.seconds + opts.warmupSeconds) * 1.3) + 200);
-    const { outcome, rssMb } = await load(bookingSpec(pool, `GROWN-${randomBytes(3).toString('hex')}`), svc.pid);
-    grown.push(row({ id: 'booking', name: 'Booking, grown database', endpoint: 'POST /transfers/v1/bookings' }, outcome, rssMb, 'all 201'));
-  }
+  const best = async (meta: Pick<Row, 'id' | 'name' | 'endpoint'>, spec: () => Promise<LoadSpec>, note: string) => {
+    let r: Row | undefined;
+    for (let round = 0; round < opts.rounds; round += 1) {
+      const { outcome, rssMb } = await load(await spec(), svc.pid);
+      const candidate = row(meta, outcome, rssMb, note);
+      if (!r || candidate.p50Ms < r.p50Ms) r = candidate;
+      await sleep(300);
+    }
+    grown.push(r!);
+  };
+  await best({ id: 'quote', name: 'Quote, grown database', endpoint: 'POST /transfers/v1/quotes' }, async () => quoteSpec, 'all 200 with 8 offers');
+  const poolSize = Math.ceil(rows.find((r) => r.id === 'booking')!.requestsPerSec * (opts.seconds + opts.warmupSeconds) * 1.3) + 200;
+  await best({ id: 'booking', name: 'Booking, grown database', endpoint: 'POST /transfers/v1/bookings' }, async () => bookingSpec(await offerPool(svc.url, json, poolSize), `GROWN-${randomBytes(3).toString('hex')}`), 'all 201');
   const p50Ratio: Record<string, number> = {};
   for (const g of grown) {
     const empty = rows.find((r) => r.id === g.id)!;

@@ -70,7 +70,7 @@ const PARTNER = (c: CeilingContext) => ({ partnerId: c.partnerId, currency: 'USD
 const FX = { USD: '1', EUR: '0.92', LKR: '300' };
 
 /** One request's statement for a scenario. */
-export function ceilingStatement(id: ScenarioId, c: CeilingContext): { statement: Statement; params: readonly unknown[] } {
+export async function ceilingStatement(id: ScenarioId, c: CeilingContext): Promise<{ statement: Statement; params: readonly unknown[] }> {
   const now = new Date();
   const still = keyStillValid(c.keyId, c.authVersion);
   switch (id) {
@@ -80,7 +80,7 @@ export function ceilingStatement(id: ScenarioId, c: CeilingContext): { statement
     }
     case 'quote': {
       const input = QUOTE_BODY();
-      const { quote, write } = createQuote(PARTNER(c), 'production', input, { now, fx: FX });
+      const { quote, write } = await createQuote(PARTNER(c), 'production', input, { now, fx: FX });
       return auditedStatement(combine(write, still), entry('/transfers/v1/quotes', 'POST', 200, input, JSON.stringify({ env: 'production', ...quote }), c.partnerId));
     }
     case 'booking': {
@@ -106,7 +106,7 @@ export function ceilingStatement(id: ScenarioId, c: CeilingContext): { statement
     }
     case 'search': {
       const search = SEARCH_BODY();
-      const { answer, write } = searchVehicles(search, { now, fx: FX });
+      const { answer, write } = await searchVehicles(search, { now, fx: FX });
       return auditedStatement(combine(write), entry('/marketplace/search/', 'POST', 200, search, JSON.stringify(answer), null));
     }
   }

@@ -5,6 +5,7 @@ import type { Logger } from './shared/logger';
 import type { OutboundExchange } from './domain/outbox/outbox';
 import type { KeyCache } from './domain/partners/key-cache';
 import type { RecentBookingFacts } from './domain/bookings/recent';
+import type { FleetCapacity } from './domain/fleet/capacity';
 
 /** Reads an order from the marketplace's authenticated API (the re-fetch behind every callback). */
 export interface OrderSource {
@@ -21,6 +22,8 @@ export interface Deps {
   keys: KeyCache;
   /** Offers this instance quoted and keys it saw completed, lately (see RecentBookingFacts). */
   recent: RecentBookingFacts;
+  /** What production quoting may offer (the fleet's free classes). */
+  fleet: FleetCapacity;
   /** Set when the instance is shutting down: requests still arriving are refused cleanly. */
   lifecycle: { draining: boolean };
   /** Present when MARKETPLACE_URL, MARKETPLACE_USER_ID and MARKETPLACE_PRIVATE_KEY are configured. */

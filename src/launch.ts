@@ -13,7 +13,7 @@ export interface Launched {
 /** Starts the service as `npm start` does: migrations, surfaces, and on an empty database a sandbox demo partner. */
 export async function launch(config: Config, logger: Logger): Promise<Launched> {
   const running = await startServer({ config, logger });
-  const demo = await ensureDemoPartner(running.deps.db);
+  const demo = await ensureDemoPartner(running.deps.db, { withFleet: !config.databaseUrl, now: running.deps.clock.now() });
   const base = config.publicBaseUrl;
   const lines = [
     '',
@@ -29,6 +29,7 @@ export async function launch(config: Config, logger: Logger): Promise<Launched> 
       '  Try it:',
       `    curl -s ${base}/transfers/v1/ping -H "Authorization: Bearer ${demo.key}"`,
     );
+    if (demo.fleet) lines.push(`  Demo fleet: ${demo.fleet.vehicles} vehicles and ${demo.fleet.drivers} drivers (npm run --silent operator -- vehicle list)`);
   }
   return { running, banner: `${lines.join('\n')}\n`, demoKey: demo?.key };
 }

@@ -15,6 +15,7 @@ import { AUDIT_MONTHS_AHEAD, scheduleRetention } from './retention';
 import { Database } from './data/database';
 import { KeyCache } from './domain/partners/key-cache';
 import { RecentBookingFacts } from './domain/bookings/recent';
+import { FleetCapacity } from './domain/fleet/capacity';
 import { ensureAuditPartitions } from './data/repositories/audit-repository';
 import { startOutboxWorker } from './domain/outbox/worker';
 import { HttpMarketplaceClient } from './adapters/marketplace/http-marketplace-client';
@@ -71,6 +72,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     lifecycle: { draining: false },
     keys: new KeyCache(),
     recent: new RecentBookingFacts(),
+    fleet: new FleetCapacity(),
     orderSource: marketplace && {
       getOrder: async (orderId, o) => {
         const { body, exchange } = await marketplace.getOrder(orderId, o);

@@ -51,6 +51,8 @@ export interface PartnerClient {
   cancelBooking(bookingRef: string): Promise<ApiResult<Booking>>;
   /** Sandbox only: make an offer expire now. */
   expireOffer(offerId: string): Promise<ApiResult<ExpiredOffer>>;
+  /** Sandbox only: move a booking as dispatch would (driver_assigned, completed, no_show). */
+  advanceBooking(bookingRef: string, to: 'driver_assigned' | 'completed' | 'no_show'): Promise<ApiResult<Booking>>;
   /** Sandbox only: sandbox quotes decline partner_paused until resumed. */
   pauseSandbox(): Promise<ApiResult<SandboxAccount>>;
   resumeSandbox(): Promise<ApiResult<SandboxAccount>>;
@@ -118,6 +120,10 @@ export function createPartnerClient(opts: PartnerClientOptions): PartnerClient {
     async expireOffer(offerId) {
       const r = await api.POST('/test_helpers/offers/{offer_id}/expire', { params: { path: { offer_id: offerId } }, signal: signal() });
       return result<ExpiredOffer>('POST', `/test_helpers/offers/${encodeURIComponent(offerId)}/expire`, r);
+    },
+    async advanceBooking(bookingRef, to) {
+      const r = await api.POST('/test_helpers/bookings/{booking_ref}/advance', { params: { path: { booking_ref: bookingRef } }, body: { to }, signal: signal() });
+      return result<Booking>('POST', `/test_helpers/bookings/${encodeURIComponent(bookingRef)}/advance`, r);
     },
     async pauseSandbox() {
       return result<SandboxAccount>('POST', '/test_helpers/account/pause', await api.POST('/test_helpers/account/pause', { signal: signal() }));
@@ -234,6 +240,7 @@ export interface RetryingPartnerClient {
   getBooking(bookingRef: string): Promise<RetriedResult<Booking>>;
   cancelBooking(bookingRef: string): Promise<RetriedResult<Booking>>;
   expireOffer(offerId: string): Promise<RetriedResult<ExpiredOffer>>;
+  advanceBooking(bookingRef: string, to: 'driver_assigned' | 'completed' | 'no_show'): Promise<RetriedResult<Booking>>;
   pauseSandbox(): Promise<RetriedResult<SandboxAccount>>;
   resumeSandbox(): Promise<RetriedResult<SandboxAccount>>;
 }
@@ -250,6 +257,7 @@ export function retrying(client: PartnerClient, policy: RetryPolicy = {}): Retry
     getBooking: (ref) => withRetry(() => client.getBooking(ref), policy),
     cancelBooking: (ref) => withRetry(() => client.cancelBooking(ref), policy),
     expireOffer: (id) => withRetry(() => client.expireOffer(id), policy),
+    advanceBooking: (ref, to) => withRetry(() => client.advanceBooking(ref, to), policy),
     pauseSandbox: () => withRetry(() => client.pauseSandbox(), policy),
     resumeSandbox: () => withRetry(() => client.resumeSandbox(), policy),
   };

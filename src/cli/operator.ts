@@ -2,7 +2,7 @@
  * The operator CLI: a thin client of the operator API (contracts/ops-v1.yaml). It parses arguments and prints
  * answers; the API validates everything and its errors are shown as they come.
  *
- *   npm run --silent operator -- <partner|key|vocab|audit> <verb> … [--json]
+ *   npm run --silent operator -- <partner|key|vocab|vehicle|driver|job|outbox|audit> <verb> … [--json]
  *
  * Exit codes: 0 done, 1 the API (or the command line) refused, 2 the API could not be asked (no token, unreachable).
  */
@@ -128,9 +128,11 @@ export async function run(argv: string[], io: Io): Promise<number> {
   key
     .command('create <partner_id>')
     .description('issue an API key (shown this once)')
-    .requiredOption('--env <sandbox|production>', 'the environment the key reaches')
+    .requiredOption('--env <sandbox|production|test|live>', 'the environment the key reaches (test = sandbox, live = production)')
     .action(async (p: string, o: { env: string }) => {
-      const k = await api('createKey', 'POST', `/partners/${id(p)}/keys`, { env: o.env as Schemas['Env'] });
+      // The key's own words (svc_sk_test_, svc_sk_live_) are accepted as well as the environments'.
+      const env = ({ test: 'sandbox', live: 'production' } as Record<string, string>)[o.env] ?? o.env;
+      const k = await api('createKey', 'POST', `/partners/${id(p)}/keys`, { env: env as Schemas['Env'] });
       const { key: secret, ...info } = k;
       print(k, () => `${fields(info)}\n    ${secret}\n\nStore this key now: it is shown once and cannot be retrieved again.\n`);
     });
@@ -169,6 +171,115 @@ export async function run(argv: string[], io: Io): Promise<number> {
       print(r, () => `removed ${r.code} → ${r.vehicle} for ${r.partner_id}\n`);
     });
 
+  const vehicle = program.command('vehicle').description('the fleet\'s vehicles');
+  vehicle
+    .command('add <fleet_code> <plate> <brand> <model> <colour>')
+    .description('register a vehicle (e.g. standard_car CAB-4821 Toyota Axio white)')
+    .action(async (fleetCode: string, plate: string, brand: string, model: string, colour: string) => {
+      print(await api('createVehicle', 'POST', '/vehicles', { fleet_code: fleetCode as Schemas['FleetCode'], plate, brand: brand as Schemas['Brand'], model, colour }));
+    });
+  vehicle
+    .command('list')
+    .description('list vehicles, by class then plate')
+    .option('--fleet-code <code>', 'one class')
+    .option('--active', 'active ones only')
+    .action(async (o: { fleetCode?: string; active?: boolean }) => {
+      const r = await api('listVehicles', 'GET', `/vehicles${query({ fleet_code: o.fleetCode, active: o.active ? 'true' : undefined })}`);
+      print(r, () => table(r.data, ['vehicle_id', 'fleet_code', 'plate', 'brand', 'model', 'colour', 'active']));
+    });
+  vehicle
+    .command('deactivate <vehicle_id>')
+    .description('take a vehicle out of service')
+    .action(async (v: string) => print(await api('deactivateVehicle', 'POST', `/vehicles/${id(v)}/deactivate`)));
+
+  const driver = program.command('driver').description('the drivers');
+  driver
+    .command('add <name> <phone>')
+    .description('register a driver')
+    .option('--languages <codes>', 'comma-separated ISO 639-1 codes, e.g. si,en')
+    .action(async (name: string, phone: string, o: { languages?: string }) => {
+      print(await api('createDriver', 'POST', '/drivers', { name, phone, ...(o.languages ? { languages: o.languages.split(',').map((l) => l.trim()) } : {}) }));
+    });
+  driver
+    .command('list')
+    .description('list drivers')
+    .option('--active', 'active ones only')
+    .action(async (o: { active?: boolean }) => {
+      const r = await api('listDrivers', 'GET', `/drivers${query({ active: o.active ? 'true' : undefined })}`);
+      print(r, () => table(r.data, ['driver_id', 'name', 'phone', 'languages', 'active']));
+    });
+  driver
+    .command('deactivate <driver_id>')
+    .description('take a driver off the roster')
+    .action(async (d: string) => print(await api('deactivateDriver', 'POST', `/drivers/${id(d)}/deactivate`)));
+
+  const job = program.command('job').description('the schedule: production bookings and marketplace orders');
+  const jobColumns = (j: Schemas['Job']) => ({
+    job_id: j.job_id,
+    pickup_at: j.pickup_at,
+    ends_at: j.ends_at,
+    status: j.status,
+    fleet_code: j.fleet_code,
+    for: j.booking_ref ?? j.order_id,
+    from: j.pickup.name,
+    to: j.dropoff.name,
+    driver: j.driver?.name ?? null,
+    vehicle: j.vehicle?.plate ?? null,
+  });
+  job
+    .command('list')
+    .description('jobs by pickup time (default: from 24 hours ago)')
+    .option('--date <YYYY-MM-DD>', 'a day, Sri Lanka time')
+    .option('--status <status>', 'confirmed, driver_assigned, completed, no_show or cancelled')
+    .option('--booking <booking_ref>', "a partner booking's job")
+    .option('--order <order_id>', "a marketplace order's job")
+    .action(async (o: { date?: string; status?: string; booking?: string; order?: string }) => {
+      const r = await api('listJobs', 'GET', `/jobs${query({ date: o.date, status: o.status, booking_ref: o.booking, order_id: o.order })}`);
+      print(r, () => table(r.data.map(jobColumns), ['job_id', 'pickup_at', 'status', 'fleet_code', 'for', 'from', 'to', 'driver', 'vehicle']));
+    });
+  job
+    .command('show <job_id>')
+    .description('one job')
+    .action(async (j: string) => print(await api('getJob', 'GET', `/jobs/${id(j)}`)));
+  job
+    .command('assign <job_id> <driver_id> <vehicle_id>')
+    .description('assign (or reassign, until pickup) a driver and a vehicle')
+    .action(async (j: string, driverId: string, vehicleId: string) => {
+      const r = await api('assignJob', 'POST', `/jobs/${id(j)}/assign`, { driver_id: driverId, vehicle_id: vehicleId });
+      print(r, () => fields(jobColumns(r)));
+    });
+  job
+    .command('locate <job_id> <lat> <lon>')
+    .description("record the driver's position")
+    .option('--at <time>', 'when it was taken (ISO 8601; default now)')
+    .action(async (j: string, lat: string, lon: string, o: { at?: string }) => {
+      print(await api('reportJobLocation', 'POST', `/jobs/${id(j)}/location`, { lat: Number(lat), lon: Number(lon), ...(o.at ? { at: o.at } : {}) }));
+    });
+  job
+    .command('complete <job_id>')
+    .description('the transfer is done')
+    .action(async (j: string) => print(await api('completeJob', 'POST', `/jobs/${id(j)}/complete`)));
+  job
+    .command('no-show <job_id> <note>')
+    .description('the passenger did not show (after pickup, within 24 hours)')
+    .action(async (j: string, note: string) => print(await api('reportNoShow', 'POST', `/jobs/${id(j)}/no-show`, { note })));
+
+  const outbox = program.command('outbox').description('calls owed to the marketplace');
+  outbox
+    .command('list')
+    .description('messages, newest first')
+    .option('--status <status>', 'pending, delivered or failed')
+    .option('--order <order_id>', "one order's messages")
+    .option('--limit <n>', 'how many (1-500, the API defaults to 50)')
+    .action(async (o: { status?: string; order?: string; limit?: string }) => {
+      const r = await api('listOutbox', 'GET', `/outbox${query({ status: o.status, order_id: o.order, limit: o.limit })}`);
+      print(r, () => table(r.data, ['id', 'kind', 'order_id', 'status', 'attempts', 'max_attempts', 'last_status', 'last_error', 'next_attempt_at']));
+    });
+  outbox
+    .command('retry <id>')
+    .description('make a failed (or waiting) message due now')
+    .action(async (m: string) => print(await api('retryOutboxMessage', 'POST', `/outbox/${id(m)}/retry`)));
+
   program
     .command('audit')
     .description('the audit log')
@@ -184,7 +295,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     .option('--to <time>', 'entries before this time (ISO 8601)')
     .option('--before-id <id>', 'the next page: entries older than this id')
     .action(async (o: { limit?: string; path?: string; partner?: string; requestId?: string; surface?: string; direction?: string; from?: string; to?: string; beforeId?: string }) => {
-      const query = {
+      const params = {
         limit: o.limit,
         path: o.path,
         partner_id: o.partner,
@@ -195,9 +306,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
         to: o.to,
         before_id: o.beforeId,
       };
-      const defined = Object.entries(query).filter((e): e is [string, string] => e[1] !== undefined);
-      const qs = defined.length ? `?${new URLSearchParams(defined)}` : '';
-      const r = await api('listAudit', 'GET', `/audit${qs}`);
+      const r = await api('listAudit', 'GET', `/audit${query(params)}`);
       print(r, () => table(r.data, ['id', 'at', 'surface', 'direction', 'method', 'path', 'status', 'partner_id', 'request_id', 'duration_ms']));
     });
 
@@ -213,6 +322,12 @@ export async function run(argv: string[], io: Io): Promise<number> {
     }
     throw err;
   }
+}
+
+/** `?a=1&b=2` of the defined values, or ''. */
+function query(values: Record<string, string | undefined>): string {
+  const defined = Object.entries(values).filter((e): e is [string, string] => e[1] !== undefined);
+  return defined.length ? `?${new URLSearchParams(defined)}` : '';
 }
 
 function describeError(e: ApiError): string {

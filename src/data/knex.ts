@@ -52,7 +52,8 @@ export function makeKnex(
   const dir = inMemory ? undefined : path.join(config.dataDir, 'pglite');
   if (dir) fs.mkdirSync(dir, { recursive: true });
   // int8 as string, like pg, so both backends return the same types.
-  const pglite = new PGlite(dir, { parsers: { [types.INT8]: (v: string) => v }, extensions: { btree_gist } });
+  // The options-object form: `new PGlite(undefined, opts)` drops the extensions.
+  const pglite = new PGlite({ dataDir: dir, parsers: { [types.INT8]: (v: string) => v }, extensions: { btree_gist } });
   return knex({
     ...common,
     client: ClientPgLite,

@@ -236,14 +236,8 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
       headers: ctx.headers,
       body: decoded?.value,
     };
-    let r: HandlerResult;
-    try {
-      r = await opts.operations[call.operationId](call, ctx);
-    } catch (e) {
-      if (e instanceof AppError && e.status < 500) return opts.errorResult(ctx, e);
-      throw e;
-    }
-    const out = respond(ctx, route, r);
+    // A refusal (AppError) propagates to the pipeline, which rolls back what the handler wrote before answering it.
+    const out = respond(ctx, route, await opts.operations[call.operationId](call, ctx));
     if (out.otherwise) {
       const fallback = out.otherwise;
       out.otherwise = async () => respond(ctx, route, await fallback());

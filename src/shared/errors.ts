@@ -13,6 +13,10 @@ export type ErrorCode =
   | 'booking_conflict'
   | 'offer_expired'
   | 'payload_too_large'
+  | 'already_exists'
+  | 'assignment_conflict'
+  | 'vehicle_too_small'
+  | 'job_conflict'
   | 'rate_limited'
   | 'service_unavailable'
   | 'internal_error';

@@ -30,6 +30,8 @@ export function randomString(alphabet: string, length: number): string {
 }
 
 export const partnerId = (): string => `ptn_${randomString(LOWER_ALNUM, 16)}`;
+/** `veh_…`, `drv_…`: 10 characters of a-z0-9 (3.6e15 values). */
+export const prefixedId = (prefix: string): string => `${prefix}_${randomString(LOWER_ALNUM, 10)}`;
 export const keyId = (): string => randomString(LOWER_ALNUM, 12);
 /** 40 base62 characters ≈ 238 bits: brute force is out of reach, so a fast hash is enough. */
 export const keySecret = (): string => randomString(BASE62, 40);

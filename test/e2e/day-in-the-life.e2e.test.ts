@@ -49,16 +49,25 @@ describe('A day in the life', () => {
     mp.sim.setSupplier({ inUrl: IN_URL, baseUrl: `${app.url}/marketplace`, callbackToken: TOKEN });
     sim = client(mp.url);
     const account = await operator(app.url).partnerWithKeys('Island Holidays');
-    partner = createPartnerClient({ baseUrl: app.url, apiKey: account.testKey });
+    partner = createPartnerClient({ baseUrl: app.url, apiKey: account.liveKey });
   });
   afterAll(async () => {
     await app.close();
     await mp.stop();
   });
 
-  it('partners and the marketplace book, callbacks are re-fetched, confirmations arrive, both sides cancel', async () => {
+  it('partners and the marketplace book, confirmations arrive, operators dispatch, drivers move, one job completes, one is a no-show', async () => {
+    const ops = operator(app.url);
+    // 05:30 — the operator's fleet for the day: a car, a van and an SUV, and their drivers.
+    const car = await ops.vehicle('standard_car', { brand: 'Toyota', model: 'Axio', colour: 'white', plate: 'CBG-7781' });
+    const van = await ops.vehicle('standard_van', { brand: 'Toyota', model: 'HiAce KDH', colour: 'silver', plate: 'PH-7034' });
+    const suv = await ops.vehicle('suv', { brand: 'Mitsubishi', model: 'Montero', colour: 'white', plate: 'CAW-4587' });
+    const sunil = await ops.driver('Sunil Fernando', '+94 77 123 4567');
+    const rizwan = await ops.driver('Mohamed Rizwan', '+94 71 234 5678');
+    const chaminda = await ops.driver('Chaminda Perera', '+94 76 345 6789');
+
     // 06:00 — a travel agency quotes an airport pickup to a Galle hotel and books the standard car.
-    expect((await partner.ping()).data).toMatchObject({ env: 'sandbox', ok: true });
+    expect((await partner.ping()).data).toMatchObject({ env: 'production', ok: true });
     const quote = await partner.createQuote({
       pickup: { iata: 'CMB' },
       dropoff: { name: 'Jetwing Lighthouse, Galle' },
@@ -66,6 +75,8 @@ describe('A day in the life', () => {
       passengers: { adults: 2, luggage: 2 },
     });
     expect(quote.status).toBe(200);
+    // Only what the fleet has free for that window is offered.
+    expect(quote.data!.offers.map((o) => o.vehicle_code).sort()).toEqual(['standard_car', 'standard_van', 'suv']);
     const offer = quote.data!.offers.find((o) => o.vehicle_code === 'standard_car')!;
     const bookingBody = {
       quote_id: quote.data!.quote_id,
@@ -77,21 +88,26 @@ describe('A day in the life', () => {
     };
     const booked = await partner.createBooking(bookingBody, { idempotencyKey: 'ih-0042-attempt' });
     expect(booked.status).toBe(201);
-    expect(booked.data).toMatchObject({ status: 'confirmed', price: offer.price });
+    expect(booked.data).toMatchObject({ status: 'confirmed', price: offer.price, driver: null, dropoff: { name: 'Jetwing Lighthouse, Galle' } });
+    const ref = booked.data!.booking_ref;
     // Their network drops the answer; they retry with the same key and get the same booking.
     const retried = await partner.createBooking(bookingBody, { idempotencyKey: 'ih-0042-attempt' });
     expect(retried.status).toBe(200);
     expect(retried.headers.get('idempotent-replayed')).toBe('true');
-    expect(retried.data!.booking_ref).toBe(booked.data!.booking_ref);
+    expect(retried.data!.booking_ref).toBe(ref);
+    // A second booking, for a trip the client will call off.
+    const q2 = await partner.createQuote({ pickup: { name: 'Galle' }, dropoff: { iata: 'CMB' }, pickup_datetime: '2026-12-05T06:00:00+05:30', passengers: { adults: 2, luggage: 2 } });
+    const second = await partner.createBooking({ ...bookingBody, quote_id: q2.data!.quote_id, offer_id: q2.data!.offers[0].offer_id, partner_reference: 'IH-2026-0043', flight_number: undefined });
+    expect(second.status).toBe(201);
 
-    // 07:00 — the marketplace searches, locks a quote and books a van for a family from Kandy.
+    // 07:00 — the marketplace searches, locks a quote and books the van for a family from Kandy.
     clock.advance(60 * 60 * 1000);
     const search = await drive('search', { from: { name: 'Kandy' }, to: { iata: 'CMB' }, date: '2026-12-02 07:00:00', adults: 4, children: 1, luggage: 4 });
-    const van = search.response.body.vehicles.find((v: any) => v.vehicle_id === 'standard_van');
-    const locked = await drive('lock', { vehicle_id: van.vehicle_id, price_mark: van.price_mark });
-    expect(locked.response.body.vehicle.price).toBe(van.price);
+    const vanOffer = search.response.body.vehicles.find((v: any) => v.vehicle_id === 'standard_van');
+    const locked = await drive('lock', { vehicle_id: vanOffer.vehicle_id, price_mark: vanOffer.price_mark });
+    expect(locked.response.body.vehicle.price).toBe(vanOffer.price);
     const order = await drive('book', {
-      order: { ...sampleMarketplaceOrder('ignored'), order_id: undefined, state: undefined, price_mark: van.price_mark, price: van.price },
+      order: { ...sampleMarketplaceOrder('ignored'), order_id: undefined, state: undefined, price_mark: vanOffer.price_mark, price: vanOffer.price },
     });
     const orderId = order.order.order.order_id as string;
     expect(order.response.body).toMatchObject({ status: 'OK', order_id: orderId, order_state: 'confirmed' });
@@ -112,22 +128,63 @@ describe('A day in the life', () => {
     expect(await simCalls('?operation=getOrder&order_id=INT-900001')).toHaveLength(1);
     await confirmedAtMarketplace('INT-900001');
 
-    // One fleet, one schedule: all three journeys are jobs.
-    const jobs = await app.db('jobs').orderBy('jobId');
-    expect(jobs.map((j: any) => [j.source, j.status, j.vehicle])).toEqual([
-      ['partner_booking', 'scheduled', 'standard_car'],
-      ['marketplace_order', 'scheduled', 'standard_van'],
-      ['marketplace_order', 'scheduled', 'suv'],
+    // One fleet, one schedule: all four journeys are jobs.
+    const jobs = await ops.jobs({});
+    expect(jobs.map((j) => [j.source, j.booking_ref ?? j.order_id, j.status, j.fleet_code])).toEqual([
+      ['partner', ref, 'confirmed', 'standard_car'],
+      ['marketplace', orderId, 'confirmed', 'standard_van'],
+      ['marketplace', 'INT-900001', 'confirmed', 'suv'],
+      ['partner', second.data!.booking_ref, 'confirmed', 'standard_car'],
     ]);
+    const [agencyJob, vanJob, suvJob] = jobs;
+    expect(agencyJob.dropoff).toMatchObject({ name: 'Jetwing Lighthouse, Galle', resolved_name: 'Galle' });
 
-    // 18:00 — both sides cancel: the agency its booking, the marketplace its first order.
-    clock.advance(10 * 60 * 60 * 1000);
-    const cancelled = await partner.cancelBooking(booked.data!.booking_ref);
+    // 09:00 — the operator dispatches. The agency sees its driver; the marketplace gets driver info for its orders.
+    clock.advance(60 * 60 * 1000);
+    const assign = (jobId: string, driverId: string, vehicleId: string) => ops.call('POST', `/jobs/${jobId}/assign`, { body: { driver_id: driverId, vehicle_id: vehicleId } });
+    expect((await assign(agencyJob.job_id, sunil.driver_id, car.vehicle_id)).status).toBe(200);
+    expect((await assign(vanJob.job_id, rizwan.driver_id, van.vehicle_id)).status).toBe(200);
+    expect((await assign(suvJob.job_id, chaminda.driver_id, suv.vehicle_id)).status).toBe(200);
+    // Rizwan cannot take the SUV job as well: he drives the van that same morning.
+    expect((await assign(suvJob.job_id, rizwan.driver_id, suv.vehicle_id)).body.error.code).toBe('assignment_conflict');
+    expect((await partner.getBooking(ref)).data).toMatchObject({ status: 'driver_assigned', driver: { name: 'Sunil Fernando', phone: '+94 77 123 4567', vehicle: 'Toyota Axio (white)', plate: 'CBG-7781' } });
+    const driverInfo = await eventually('driver info for INT-900001', async () => {
+      const calls = await simCalls('?operation=sendDriverInfo&order_id=INT-900001');
+      return calls.find((c) => c.status === 200);
+    });
+    expect(JSON.parse(driverInfo.body)).toMatchObject({ driver: { name: 'Chaminda Perera' }, vehicle: { brand: 'Mitsubishi', model: 'Montero', plate: 'CAW-4587' } });
+
+    // 18:00 — both sides cancel: the agency its second booking, the marketplace the van order (freeing Rizwan and the van).
+    clock.advance(9 * 60 * 60 * 1000);
+    const cancelled = await partner.cancelBooking(second.data!.booking_ref);
     expect(cancelled.data).toMatchObject({ status: 'cancelled', cancelled_at: '2026-11-21T18:00:00.000Z' });
     const mpCancel = await drive('cancel', { order_id: orderId, reason: 'client changed plans' });
     expect(mpCancel.response.body).toMatchObject({ status: 'OK', order_state: 'cancelled' });
-    const after = await app.db('jobs').orderBy('jobId');
-    expect(after.map((j: any) => j.status)).toEqual(['cancelled', 'cancelled', 'scheduled']);
+    expect((await ops.call('GET', `/jobs/${vanJob.job_id}`)).body).toMatchObject({ status: 'cancelled' });
+
+    // 1 December — Sunil drives to the airport, meets Ayesha, and drops her at the hotel in Galle.
+    clock.set('2026-12-01T03:45:00Z');
+    expect((await ops.call('POST', `/jobs/${agencyJob.job_id}/location`, { body: { lat: 7.1801, lon: 79.8843 } })).status).toBe(202);
+    clock.set('2026-12-01T07:10:00Z');
+    expect((await ops.call('POST', `/jobs/${agencyJob.job_id}/complete`)).body.status).toBe('completed');
+    expect((await partner.getBooking(ref)).data).toMatchObject({ status: 'completed', driver: { name: 'Sunil Fernando' } });
+
+    // 2 December — Chaminda waits in Ella; the marketplace tracks him; the passenger never comes.
+    clock.set('2026-12-02T01:15:00Z'); // 06:45 in Sri Lanka, a quarter of an hour before pickup
+    await ops.call('POST', `/jobs/${suvJob.job_id}/location`, { body: { lat: 6.8667, lon: 81.0466 } });
+    const position = await eventually('a driver position at the marketplace', async () => {
+      const calls = await simCalls('?operation=sendDriverLocation&order_id=INT-900001');
+      return calls.find((c) => c.status === 200);
+    });
+    expect(JSON.parse(position.body)).toEqual({ order_id: 'INT-900001', lat: 6.8667, lon: 81.0466, at: '2026-12-02 06:45:00' });
+    clock.set('2026-12-02T02:45:00Z'); // 08:15: an hour and a quarter after pickup
+    const noShow = await ops.call('POST', `/jobs/${suvJob.job_id}/no-show`, { body: { note: 'Waited at the hotel lobby until 08:15; the guest did not answer calls.' } });
+    expect(noShow.body.status).toBe('no_show');
+    const report = await eventually('the no-show report', async () => (await simCalls('?operation=reportNoShow&order_id=INT-900001')).find((c) => c.status === 200));
+    expect(JSON.parse(report.body).evidence).toEqual({ gps_track: [{ lat: 6.8667, lon: 81.0466, at: '2026-12-02 06:45:00' }], comment: 'Waited at the hotel lobby until 08:15; the guest did not answer calls.' });
+    expect((await sim('GET', '/__sim/orders/INT-900001')).body.status).toBe('no_show');
+
+    expect((await ops.jobs({})).map((j) => j.status)).toEqual(['completed', 'cancelled', 'no_show', 'cancelled']);
 
     // Everything that crossed a boundary is in the audit log, inbound and outbound.
     const surfaces = await app.db('audit_log').select('surface', 'direction').count({ n: '*' }).groupBy('surface', 'direction');

@@ -17,8 +17,9 @@ describe('When the marketplace is down, then slow, then back', () => {
       const n = SHORT ? 6 : 20;
       expect(await sim(mp.url, 'POST', '/scenarios', { fail_next: { count: 1000, status: 503 } })).toMatchObject({ scenario: { fail_next: { count: 1000, status: 503 } } });
       const orderIds = Array.from({ length: n }, (_, i) => `FAULT-MP-${Date.now()}-${i}`);
-      for (const id of orderIds) {
-        const r = await sim(mp.url, 'POST', '/drive/book', { order: sampleMarketplaceOrder(id, { date: localInDays(6) }) });
+      // Each order its own day: the embedded demo fleet has room for every one.
+      for (const [i, id] of orderIds.entries()) {
+        const r = await sim(mp.url, 'POST', '/drive/book', { order: sampleMarketplaceOrder(id, { date: localInDays(6 + i) }) });
         expect(r.response).toMatchObject({ status: 200, body: { order_state: 'confirmed' } });
       }
       await sleep(SHORT ? 2000 : 5000);

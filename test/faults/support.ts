@@ -129,7 +129,16 @@ export async function partnerKey(base: string, env: 'sandbox' | 'production' = '
   return { partnerId: p.body.partner_id as string, key: k.body.key as string };
 }
 
-const PICKUP = () => `${new Date(Date.now() + 5 * 24 * 3600 * 1000).toISOString().slice(0, 10)}T09:30:00+05:30`;
+// Each quote its own pickup: a day apart over the next 350 days, then the same days six hours later (a job from Kandy
+// to Galle holds its vehicle under six hours). The embedded service seeds a demo fleet, and production bookings
+// must not be refused for capacity here (fleet_full has its own tests).
+let pickups = 0;
+const PICKUP = () => {
+  const n = pickups++;
+  const day = new Date(Date.now() + (5 + (n % 350)) * 24 * 3600 * 1000).toISOString().slice(0, 10);
+  const hour = (3 + 6 * Math.floor(n / 350)) % 24;
+  return `${day}T${String(hour).padStart(2, '0')}:30:00+05:30`;
+};
 export const quoteBody = () => ({ pickup: { name: 'Kandy' }, dropoff: { name: 'Galle' }, pickup_datetime: PICKUP(), passengers: { adults: 2, luggage: 1 } });
 
 export interface Attempt {

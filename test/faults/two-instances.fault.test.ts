@@ -45,7 +45,7 @@ import { call, databaseInvariants, localInDays, marketplaceEnv, MP_IN_URL, MP_KE
       // Orders through both instances; both run outbox workers against one marketplace.
       const n = SHORT ? 10 : 30;
       const ids = Array.from({ length: n }, (_, i) => `FAULT-2I-${Date.now()}-${i}`);
-      await Promise.all(ids.map((id) => sim(mp.url, 'POST', '/drive/book', { order: sampleMarketplaceOrder(id, { date: localInDays(6) }) })));
+      await Promise.all(ids.map((id, i) => sim(mp.url, 'POST', '/drive/book', { order: sampleMarketplaceOrder(id, { date: localInDays(6 + i) }) })));
       await waitUntil(async () => (await sim(mp.url, 'GET', '/calls?operation=confirmOrder')).calls.length >= n, 60_000, 'confirmations');
       await new Promise((r) => setTimeout(r, 2000)); // a duplicate, if any, would arrive meanwhile
       const confirms = (await sim(mp.url, 'GET', '/calls?operation=confirmOrder')).calls as Array<{ json: { order_id: string } }>;

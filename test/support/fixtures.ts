@@ -1,6 +1,8 @@
 import { client, type Call } from './http';
 import { OPERATOR_TOKEN } from './test-app';
 
+let vehicleSeq = 0;
+
 /** Drives the operator API the way an operator would. */
 export function operator(baseUrl: string) {
   const call = client(baseUrl);
@@ -24,6 +26,23 @@ export function operator(baseUrl: string) {
       const test = await this.key(p.partner_id, 'sandbox');
       const live = await this.key(p.partner_id, 'production');
       return { ...p, testKey: test.key, testKeyId: test.key_id, liveKey: live.key, liveKeyId: live.key_id };
+    },
+    async vehicle(fleetCode: string, over: Record<string, unknown> = {}) {
+      vehicleSeq += 1;
+      const body = { fleet_code: fleetCode, plate: `T${process.pid % 100}-${String(vehicleSeq).padStart(4, '0')}`, brand: 'Toyota', model: 'Axio', colour: 'White', ...over };
+      const r = await op('POST', '/vehicles', { body });
+      if (r.status !== 201) throw new Error(`createVehicle ${r.status} ${r.text}`);
+      return r.body as { vehicle_id: string; fleet_code: string; plate: string; brand: string; model: string; colour: string; active: boolean };
+    },
+    async driver(name = 'Test Driver', phone = '+94770000000') {
+      const r = await op('POST', '/drivers', { body: { name, phone } });
+      if (r.status !== 201) throw new Error(`createDriver ${r.status} ${r.text}`);
+      return r.body as { driver_id: string; name: string; phone: string; languages: string[]; active: boolean };
+    },
+    async jobs(query: Record<string, string>) {
+      const r = await op('GET', `/jobs?${new URLSearchParams(query)}`);
+      if (r.status !== 200) throw new Error(`jobs ${r.status} ${r.text}`);
+      return r.body.data as Array<Record<string, any>>;
     },
     async audit(query: Record<string, string>) {
       const r = await op('GET', `/audit?${new URLSearchParams(query)}`);

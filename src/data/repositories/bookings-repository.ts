@@ -4,7 +4,13 @@ import type { Write } from '../write';
 import type { StoredResponse } from './idempotency-repository';
 
 export type Env = 'sandbox' | 'production';
+/** A place as the quote located it. */
 export type Place = { name: string; iata?: string; lat: number; lon: number };
+/** A place of a booking: the partner's own text (`name`) beside where we located it. */
+export type BookedPlace = { name: string; resolved_name: string; iata?: string; lat: number; lon: number };
+export type BookingStatus = 'confirmed' | 'driver_assigned' | 'completed' | 'no_show' | 'cancelled';
+/** The driver as the partner sees it, once assigned. */
+export type DriverSnapshot = { name: string; phone: string; vehicle: string; plate: string };
 
 export interface BookingRow {
   bookingRef: string;
@@ -13,14 +19,15 @@ export interface BookingRow {
   partnerReference: string;
   quoteId: string;
   offerId: string;
-  status: 'confirmed' | 'cancelled';
+  status: BookingStatus;
+  driver: DriverSnapshot | null;
   vehicle: string;
   vehicleCode: string;
   vehicleName: string;
   amountMinor: number;
   currency: 'USD' | 'EUR' | 'LKR';
-  pickup: Place;
-  dropoff: Place;
+  pickup: BookedPlace;
+  dropoff: BookedPlace;
   pickupDatetime: string;
   pickupAt: Date;
   journeyType: 'arrival' | 'departure' | 'point_to_point';
@@ -32,6 +39,8 @@ export interface BookingRow {
   emergencyPhone: string;
   createdAt: Date;
   cancelledAt: Date | null;
+  completedAt: Date | null;
+  noShowAt: Date | null;
 }
 
 /** An offer with what its quote knows of the journey: everything a booking decision reads. */
@@ -63,6 +72,7 @@ const BOOKING = {
   quoteId: 'quote_id',
   offerId: 'offer_id',
   status: 'status',
+  driver: 'driver',
   vehicle: 'vehicle',
   vehicleCode: 'vehicle_code',
   vehicleName: 'vehicle_name',
@@ -81,6 +91,8 @@ const BOOKING = {
   emergencyPhone: 'emergency_phone',
   createdAt: 'created_at',
   cancelledAt: 'cancelled_at',
+  completedAt: 'completed_at',
+  noShowAt: 'no_show_at',
 } as const satisfies Record<keyof BookingRow, string>;
 const FIELDS = Object.keys(BOOKING) as Array<keyof BookingRow>;
 
@@ -96,6 +108,8 @@ function fromJson(j: Record<string, unknown> | null): BookingRow | undefined {
     pickupAt: new Date(j.pickupAt as string),
     createdAt: new Date(j.createdAt as string),
     cancelledAt: j.cancelledAt ? new Date(j.cancelledAt as string) : null,
+    completedAt: j.completedAt ? new Date(j.completedAt as string) : null,
+    noShowAt: j.noShowAt ? new Date(j.noShowAt as string) : null,
   };
 }
 
@@ -148,11 +162,11 @@ export async function bookingFacts(
 const INSERT_COLUMNS = [...FIELDS.map((f) => BOOKING[f]), 'request_id'];
 const CASTS: Partial<Record<keyof BookingRow, string>> = {
   amountMinor: 'bigint', pickup: 'jsonb', dropoff: 'jsonb', pickupAt: 'timestamptz', adults: 'int', luggage: 'int', passenger: 'jsonb',
-  createdAt: 'timestamptz', cancelledAt: 'timestamptz',
+  createdAt: 'timestamptz', cancelledAt: 'timestamptz', driver: 'jsonb', completedAt: 'timestamptz', noShowAt: 'timestamptz',
 };
 const INSERT_VALUES = [...FIELDS.map((f, i) => `$${i + 1}::${CASTS[f] ?? 'text'}`), `$${FIELDS.length + 1}::text`].join(', ');
 const insertParams = (b: BookingRow, requestId: string) => [
-  ...FIELDS.map((f) => (f === 'pickup' || f === 'dropoff' || f === 'passenger' ? JSON.stringify(b[f]) : b[f])),
+  ...FIELDS.map((f) => (f === 'pickup' || f === 'dropoff' || f === 'passenger' || f === 'driver' ? (b[f] === null ? null : JSON.stringify(b[f])) : b[f])),
   requestId,
 ];
 
@@ -160,12 +174,21 @@ const insertParams = (b: BookingRow, requestId: string) => [
  * The booking as part of a one-statement write, guarded: if the offer, the partner_reference or the booking_ref
  * was taken meanwhile, nothing is inserted (and nothing that depends on `booking_in`).
  */
-export function bookingWrite(b: BookingRow, requestId: string, opts: { offerLiveAt?: Date } = {}): Write {
+export function bookingWrite(b: BookingRow, requestId: string, opts: { offerLiveAt?: Date; room?: { fleetCode: string; from: Date; to: Date } } = {}): Write {
+  const conditions: string[] = [];
+  const extra: unknown[] = [];
+  const param = (v: unknown) => {
+    extra.push(v);
+    return `$${FIELDS.length + 1 + extra.length}`;
+  };
   // When the offer's facts came from memory, its expiry is checked again here (a sandbox helper may have moved it).
-  const live = opts.offerLiveAt ? ` where exists (select 1 from offers o where o.offer_id = $${FIELDS.length + 2}::text and o.expires_at > $${FIELDS.length + 3}::timestamptz)` : '';
+  if (opts.offerLiveAt) conditions.push(`exists (select 1 from offers o where o.offer_id = ${param(b.offerId)}::text and o.expires_at > ${param(opts.offerLiveAt)}::timestamptz)`);
+  // Production: the fleet must have a vehicle of the class free for the job's window (fleet_has_room locks the class).
+  if (opts.room) conditions.push(`fleet_has_room(${param(opts.room.fleetCode)}::text, ${param(opts.room.from)}::timestamptz, ${param(opts.room.to)}::timestamptz)`);
+  const where = conditions.length ? ` where ${conditions.join(' and ')}` : '';
   return {
-    ctes: [`booking_in as (insert into bookings (${INSERT_COLUMNS.join(', ')}) select ${INSERT_VALUES}${live} on conflict do nothing returning booking_ref)`],
-    params: [...insertParams(b, requestId), ...(opts.offerLiveAt ? [b.offerId, opts.offerLiveAt] : [])],
+    ctes: [`booking_in as (insert into bookings (${INSERT_COLUMNS.join(', ')}) select ${INSERT_VALUES}${where} on conflict do nothing returning booking_ref)`],
+    params: [...insertParams(b, requestId), ...extra],
     guard: 'booking_in',
   };
 }
@@ -198,4 +221,16 @@ const cancel = sql(`update bookings set status = 'cancelled', cancelled_at = $2 
 
 export async function markCancelled(tx: Sql, bookingRef: string, at: Date): Promise<void> {
   await tx.query(cancel, [bookingRef, at]);
+}
+
+const dispatch = sql(`
+  update bookings set status = $2, driver = coalesce($3::jsonb, driver),
+    completed_at = case when $2 = 'completed' then $4 else completed_at end,
+    no_show_at = case when $2 = 'no_show' then $4 else no_show_at end
+  where booking_ref = $1
+  returning ${bookingColumns('bookings')}`);
+
+/** The booking follows its dispatch: the driver assigned (a snapshot), then completed or no-show. */
+export async function setDispatch(tx: Sql, bookingRef: string, status: Exclude<BookingStatus, 'cancelled'>, driver: DriverSnapshot | null, at: Date): Promise<BookingRow> {
+  return fromRow((await tx.query<BookingRow>(dispatch, [bookingRef, status, driver ? JSON.stringify(driver) : null, at]))[0])!;
 }

@@ -1,11 +1,15 @@
-import { sql, type Sql } from '../database';
+import { sql, type Sql, type Tx } from '../database';
+import { isExclusionViolation } from '../errors';
 import type { Write } from '../write';
 
-/** Partner bookings and marketplace orders are both jobs on the fleet's one schedule. */
+/** Production bookings and marketplace orders are both jobs on the fleet's one schedule. */
 export type JobSource = 'partner_booking' | 'marketplace_order';
+export type JobStatus = 'confirmed' | 'driver_assigned' | 'completed' | 'no_show' | 'cancelled';
 
+/** A place as the driver reads it: the customer's own text, and where we located it. */
 export interface JobPlace {
   name: string;
+  resolved_name: string;
   iata?: string;
   lat: number;
   lon: number;
@@ -14,24 +18,37 @@ export interface JobPlace {
 export interface JobRecord {
   source: JobSource;
   sourceRef: string;
-  env: 'sandbox' | 'production';
-  vehicle: string;
+  fleetCode: string;
   pickupAt: Date;
+  endsAt: Date;
   durationMin: number | null;
   pickup: JobPlace;
   dropoff: JobPlace;
   adults: number;
   luggage: number;
-  passenger: unknown;
+  passenger: { name: string; phone?: string | null };
   flightNumber: string | null;
+  meetingInstructions: string | null;
 }
 
-const COLUMNS = 'source, source_ref, env, status, vehicle, pickup_at, duration_min, pickup, dropoff, adults, luggage, passenger, flight_number, created_at, updated_at';
-const VALUES = `$1::text, $2::text, $3::text, 'scheduled', $4::text, $5::timestamptz, $6::int, $7::jsonb, $8::jsonb, $9::int, $10::int, $11::jsonb, $12::text, $13::timestamptz, $13::timestamptz`;
+/** A job as read, with its driver and vehicle. */
+export interface JobRow extends JobRecord {
+  jobId: string;
+  status: JobStatus;
+  heldCode: string;
+  driver: { driverId: string; name: string; phone: string } | null;
+  vehicle: { vehicleId: string; fleetCode: string; plate: string; brand: string; model: string; colour: string } | null;
+  lastLocation: { lat: number; lon: number; at: Date } | null;
+  version: number;
+}
+
+const COLUMNS =
+  'source, source_ref, env, status, fleet_code, held_code, pickup_at, ends_at, duration_min, pickup, dropoff, adults, luggage, passenger, flight_number, meeting_instructions, created_at, updated_at';
+const VALUES = `$1::text, $2::text, 'production', 'confirmed', $3::text, $3::text, $4::timestamptz, $5::timestamptz, $6::int, $7::jsonb, $8::jsonb, $9::int, $10::int, $11::jsonb, $12::text, $13::text, $14::timestamptz, $14::timestamptz`;
 
 const params = (j: JobRecord, now: Date) => [
-  j.source, j.sourceRef, j.env, j.vehicle, j.pickupAt, j.durationMin, JSON.stringify(j.pickup), JSON.stringify(j.dropoff), j.adults, j.luggage,
-  JSON.stringify(j.passenger), j.flightNumber, now,
+  j.source, j.sourceRef, j.fleetCode, j.pickupAt, j.endsAt, j.durationMin, JSON.stringify(j.pickup), JSON.stringify(j.dropoff), j.adults, j.luggage,
+  JSON.stringify(j.passenger), j.flightNumber, j.meetingInstructions, now,
 ];
 
 /** The job as part of a one-statement write; with `after`, only if that CTE produced a row (e.g. the booking). */
@@ -42,26 +59,154 @@ export function jobWrite(j: JobRecord, now: Date, after?: string): Write {
   };
 }
 
-const insert = sql(`insert into jobs (${COLUMNS}) values (${VALUES})`);
+const insert = sql(`insert into jobs (${COLUMNS}) values (${VALUES}) returning job_id::text as "jobId"`);
 
-export async function insertJob(db: Sql, j: JobRecord, now: Date): Promise<void> {
-  await db.query(insert, params(j, now));
+export async function insertJob(db: Sql, j: JobRecord, now: Date): Promise<string> {
+  return (await db.query<{ jobId: string }>(insert, params(j, now)))[0].jobId;
 }
 
-const cancel = sql(`update jobs set status = 'cancelled', updated_at = $3 where source = $1 and source_ref = $2`);
+const SELECT = `
+  select j.job_id::text as "jobId", j.source, j.source_ref as "sourceRef", j.status, j.fleet_code as "fleetCode", j.held_code as "heldCode",
+         j.pickup_at as "pickupAt", j.ends_at as "endsAt", j.duration_min as "durationMin", j.pickup, j.dropoff, j.adults, j.luggage,
+         j.passenger, j.flight_number as "flightNumber", j.meeting_instructions as "meetingInstructions", j.version,
+         case when d.driver_id is null then null else json_build_object('driverId', d.driver_id, 'name', d.name, 'phone', d.phone) end as driver,
+         case when v.vehicle_id is null then null else json_build_object('vehicleId', v.vehicle_id, 'fleetCode', v.fleet_code, 'plate', v.plate,
+           'brand', v.brand, 'model', v.model, 'colour', v.colour) end as vehicle,
+         case when j.last_located_at is null then null else json_build_object('lat', j.last_lat, 'lon', j.last_lon, 'at', j.last_located_at) end as "lastLocation"
+  from jobs j left join drivers d on d.driver_id = j.driver_id left join vehicles v on v.vehicle_id = j.vehicle_id`;
 
+const fromRow = (r: JobRow): JobRow => ({
+  ...r,
+  lastLocation: r.lastLocation ? { ...r.lastLocation, at: new Date(r.lastLocation.at) } : null,
+});
+
+const byId = sql(`${SELECT} where j.job_id = $1`);
+const byIdLocked = sql(`${SELECT} where j.job_id = $1 for update of j`);
+const bySource = sql(`${SELECT} where j.source = $1 and j.source_ref = $2`);
+const bySourceLocked = sql(`${SELECT} where j.source = $1 and j.source_ref = $2 for update of j`);
+
+export async function findJob(db: Sql, jobId: string, lock = false): Promise<JobRow | undefined> {
+  const r = (await db.query<JobRow>(lock ? byIdLocked : byId, [jobId]))[0];
+  return r ? fromRow(r) : undefined;
+}
+
+export async function findJobBySource(db: Sql, source: JobSource, sourceRef: string, lock = false): Promise<JobRow | undefined> {
+  const r = (await db.query<JobRow>(lock ? bySourceLocked : bySource, [source, sourceRef]))[0];
+  return r ? fromRow(r) : undefined;
+}
+
+export interface JobQuery {
+  from?: Date;
+  to?: Date;
+  status?: JobStatus;
+  source?: JobSource;
+  sourceRef?: string;
+  limit: number;
+}
+
+/** By pickup time. */
+export async function listJobs(db: Sql, q: JobQuery): Promise<JobRow[]> {
+  const where: string[] = [];
+  const values: unknown[] = [];
+  const add = (clause: string, value: unknown) => {
+    values.push(value);
+    where.push(clause.replace('?', `$${values.length}`));
+  };
+  if (q.from) add('j.pickup_at >= ?', q.from);
+  if (q.to) add('j.pickup_at < ?', q.to);
+  if (q.status) add('j.status = ?', q.status);
+  if (q.source) add('j.source = ?', q.source);
+  if (q.sourceRef) add('j.source_ref = ?', q.sourceRef);
+  values.push(q.limit);
+  const text = `${SELECT}${where.length ? ` where ${where.join(' and ')}` : ''} order by j.pickup_at, j.job_id limit $${values.length}`;
+  return (await db.query<JobRow>(sql(text), values)).map(fromRow);
+}
+
+const setStatusStmt = sql(`
+  update jobs set status = $2, updated_at = $3, version = version + 1,
+    completed_at = case when $2 = 'completed' then $3 else completed_at end,
+    no_show_at = case when $2 = 'no_show' then $3 else no_show_at end,
+    no_show_note = coalesce($4, no_show_note)
+  where job_id = $1`);
+
+export async function setJobStatus(tx: Sql, jobId: string, status: JobStatus, at: Date, note: string | null = null): Promise<void> {
+  await tx.query(setStatusStmt, [jobId, status, at, note]);
+}
+
+const cancelStmt = sql(`update jobs set status = 'cancelled', updated_at = $3, version = version + 1 where source = $1 and source_ref = $2 and status in ('confirmed', 'driver_assigned') returning job_id::text as "jobId"`);
+
+/** Cancels the job of a booking or an order: its driver and vehicle are free again. */
 export async function cancelJob(db: Sql, source: JobSource, sourceRef: string, now: Date): Promise<void> {
-  await db.query(cancel, [source, sourceRef, now]);
+  await db.query(cancelStmt, [source, sourceRef, now]);
 }
 
-const reschedule = sql(`
-  update jobs set vehicle = $3, pickup_at = $4, pickup = $5::jsonb, dropoff = $6::jsonb, adults = $7, luggage = $8, passenger = $9::jsonb,
-    flight_number = $10, updated_at = $11
+const rescheduleStmt = sql(`
+  update jobs set fleet_code = $3, held_code = case when vehicle_id is null then $3 else held_code end, pickup_at = $4, ends_at = $5,
+    duration_min = $6, pickup = $7::jsonb, dropoff = $8::jsonb, adults = $9, luggage = $10, passenger = $11::jsonb, flight_number = $12,
+    meeting_instructions = $13, updated_at = $14, version = version + 1
   where source = $1 and source_ref = $2`);
 
-/** Applies changed order details to the job (the marketplace's change of an order). */
-export async function updateJob(db: Sql, j: JobRecord, now: Date): Promise<void> {
-  await db.query(reschedule, [
-    j.source, j.sourceRef, j.vehicle, j.pickupAt, JSON.stringify(j.pickup), JSON.stringify(j.dropoff), j.adults, j.luggage, JSON.stringify(j.passenger), j.flightNumber, now,
-  ]);
+const unassignStmt = sql(`
+  update jobs set status = 'confirmed', driver_id = null, vehicle_id = null, held_code = fleet_code, updated_at = $3, version = version + 1
+  where source = $1 and source_ref = $2 and status = 'driver_assigned'`);
+
+/**
+ * Applies changed details to the job (the marketplace's change of an order). If the new window clashes with
+ * another job of its driver or vehicle, the job is unassigned (back to `confirmed`, for the operator to dispatch
+ * again) rather than the change refused: the order stands, the dispatch is ours to fix.
+ */
+export async function rescheduleJob(tx: Tx, j: JobRecord, now: Date): Promise<'kept' | 'unassigned'> {
+  try {
+    await tx.savepoint((sp) => sp.query(rescheduleStmt, params(j, now)));
+    return 'kept';
+  } catch (e) {
+    if (!isExclusionViolation(e)) throw e;
+    await tx.query(unassignStmt, [j.source, j.sourceRef, now]);
+    await tx.query(rescheduleStmt, params(j, now));
+    return 'unassigned';
+  }
+}
+
+const assignStmt = sql(`
+  update jobs set driver_id = $2, vehicle_id = $3, held_code = $4, status = 'driver_assigned', assigned_at = $5, updated_at = $5, version = version + 1
+  where job_id = $1`);
+const conflictStmt = sql(`
+  select j.job_id::text as "jobId", j.pickup_at as "pickupAt", j.ends_at as "endsAt" from jobs j, jobs me
+  where me.job_id = $1 and j.job_id <> me.job_id and j.status = 'driver_assigned' and j.slot && me.slot
+    and (($2 = 'driver' and j.driver_id = $3) or ($2 = 'vehicle' and j.vehicle_id = $3))
+  limit 1`);
+
+export type AssignOutcome = { ok: true } | { ok: false; resource: 'driver' | 'vehicle'; conflictingJob: { jobId: string; pickupAt: Date; endsAt: Date } | null };
+
+/**
+ * Assigns in a savepoint: the database refuses a driver or vehicle already assigned to an overlapping job
+ * (exclusion constraints), and the outcome names which, and the job in the way.
+ */
+export async function assignJob(tx: Tx, jobId: string, driverId: string, vehicleId: string, heldCode: string, at: Date): Promise<AssignOutcome> {
+  try {
+    await tx.savepoint((sp) => sp.query(assignStmt, [jobId, driverId, vehicleId, heldCode, at]));
+    return { ok: true };
+  } catch (e) {
+    const resource = isExclusionViolation(e, 'jobs_driver_no_overlap') ? 'driver' : isExclusionViolation(e, 'jobs_vehicle_no_overlap') ? 'vehicle' : null;
+    if (!resource) throw e;
+    const [other] = await tx.query<{ jobId: string; pickupAt: Date; endsAt: Date }>(conflictStmt, [jobId, resource, resource === 'driver' ? driverId : vehicleId]);
+    return { ok: false, resource, conflictingJob: other ?? null };
+  }
+}
+
+const locateStmt = sql(`
+  with point as (insert into job_locations (job_id, at, lat, lon) values ($1, $2, $3, $4) returning 1)
+  update jobs set last_lat = $3, last_lon = $4, last_located_at = $2
+  where job_id = $1 and (last_located_at is null or last_located_at <= $2)`);
+
+/** Keeps a position in the job's track, and as its last known location when it is the newest. */
+export async function recordLocation(tx: Sql, jobId: string, at: Date, lat: number, lon: number): Promise<void> {
+  await tx.query(locateStmt, [jobId, at, lat, lon]);
+}
+
+const trackStmt = sql(`select lat, lon, at from job_locations where job_id = $1 and at >= $2 and at <= $3 order by at limit 200`);
+
+/** The positions of a job between two times (no-show evidence). */
+export async function track(db: Sql, jobId: string, from: Date, to: Date): Promise<Array<{ lat: number; lon: number; at: Date }>> {
+  return db.query(trackStmt, [jobId, from, to]);
 }

@@ -51,6 +51,26 @@ export async function enqueueMessage(tx: Sql, m: NewMessage, now: Date): Promise
   return rows[0];
 }
 
+const latest = sql(`
+  with superseded as (
+    delete from outbox
+    where kind = $1 and order_id = $2 and dedupe_key <> $4 and status = 'pending' and (locked_until is null or locked_until < $6))
+  insert into outbox (kind, order_id, payload, dedupe_key, status, attempts, max_attempts, next_attempt_at, created_at, updated_at)
+  values ($1, $2, $3::jsonb, $4, 'pending', 0, $5, $6, $6, $6)
+  on conflict (dedupe_key) do update set payload = excluded.payload, updated_at = excluded.updated_at
+    where outbox.status = 'pending' and outbox.attempts = 0 and (outbox.locked_until is null or outbox.locked_until < excluded.updated_at)
+  returning id::text as id`);
+
+/**
+ * For a stream where only the newest matters (driver positions): adds a message, or replaces the payload of the one
+ * with the same dedupe key while it has not been tried yet; once tried, a newer one under the same key is dropped.
+ * Older messages of the same kind for the same order still waiting are superseded (removed unsent), so an outage
+ * leaves one position waiting per order, not a backlog of stale ones.
+ */
+export async function enqueueOrReplace(tx: Sql, m: NewMessage, now: Date): Promise<{ id: string } | undefined> {
+  return (await tx.query<{ id: string }>(latest, [m.kind, m.orderId, JSON.stringify(m.payload), m.dedupeKey, m.maxAttempts, now]))[0];
+}
+
 const claim = sql(`
   update outbox set locked_until = $2, attempts = attempts + 1, updated_at = $1
   where id in (

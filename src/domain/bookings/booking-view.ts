@@ -5,7 +5,8 @@ export type { BookingRow };
 
 type WirePlace = BookingRow['pickup'];
 /** jsonb does not keep key order: rebuild nested objects so a booking reads the same bytes as it was created. */
-const place = (p: WirePlace): WirePlace => ({ name: p.name, ...(p.iata ? { iata: p.iata } : {}), lat: p.lat, lon: p.lon });
+const place = (p: WirePlace): WirePlace => ({ name: p.name, resolved_name: p.resolved_name ?? p.name, ...(p.iata ? { iata: p.iata } : {}), lat: p.lat, lon: p.lon });
+const driver = (d: BookingRow['driver']) => (d ? { name: d.name, phone: d.phone, vehicle: d.vehicle, plate: d.plate } : null);
 const person = (p: BookingRow['passenger']): BookingRow['passenger'] => ({
   first_name: p.first_name,
   last_name: p.last_name,
@@ -20,6 +21,7 @@ export function bookingView(b: BookingRow) {
     booking_ref: b.bookingRef,
     partner_reference: b.partnerReference,
     status: b.status,
+    driver: driver(b.driver),
     price: toDecimal(Number(b.amountMinor), b.currency),
     currency: b.currency,
     meeting_instructions: b.meetingInstructions,

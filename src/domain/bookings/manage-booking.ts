@@ -1,5 +1,6 @@
 import type { Sql } from '../../data/database';
-import { findBooking, markCancelled, type BookingRow } from '../../data/repositories/bookings-repository';
+import { findBooking, markCancelled, setDispatch, type BookingRow } from '../../data/repositories/bookings-repository';
+import { sandboxOnly } from '../quotes/sandbox';
 import { cancelJob } from '../../data/repositories/jobs-repository';
 import { AppError, notFound } from '../../shared/errors';
 import { bookingView } from './booking-view';
@@ -22,6 +23,13 @@ export async function getBooking(db: Sql, scope: Scope, bookingRef: string) {
 export async function cancelBooking(tx: Sql, scope: Scope, bookingRef: string, now: Date) {
   const row = await requireBooking(tx, scope, bookingRef, true);
   if (row.status === 'cancelled') return bookingView(row);
+  if (row.status === 'completed' || row.status === 'no_show') {
+    throw new AppError('booking_conflict', 409, `Booking ${row.bookingRef} is ${row.status.replace('_', ' ')} and can no longer be cancelled.`, {
+      reason: 'finished',
+      booking_ref: row.bookingRef,
+      status: row.status,
+    });
+  }
   if (row.pickupAt.getTime() <= now.getTime()) {
     throw new AppError('booking_conflict', 409, `Booking ${row.bookingRef} cannot be cancelled: its pickup time has passed.`, {
       reason: 'pickup_passed',
@@ -32,4 +40,31 @@ export async function cancelBooking(tx: Sql, scope: Scope, bookingRef: string, n
   await markCancelled(tx, row.bookingRef, now);
   await cancelJob(tx, 'partner_booking', row.bookingRef, now);
   return bookingView({ ...row, status: 'cancelled', cancelledAt: now });
+}
+
+/** The driver a sandbox booking gets: fictitious, and saying so. */
+export const SANDBOX_DRIVER = { name: 'Sandbox Driver (fictitious)', phone: '+94 70 000 0000', vehicle: 'Toyota Axio (white)', plate: 'SANDBOX-1' };
+
+const NEXT: Record<string, Array<'driver_assigned' | 'completed' | 'no_show'>> = {
+  confirmed: ['driver_assigned', 'completed', 'no_show'],
+  driver_assigned: ['completed', 'no_show'],
+};
+
+/**
+ * Sandbox test helper: moves a booking through the states production dispatch moves it through, with a fictitious
+ * driver, so an integration can handle each. Asking for the state it is in returns it unchanged.
+ */
+export async function advanceSandboxBooking(tx: Sql, scope: Scope, bookingRef: string, to: 'driver_assigned' | 'completed' | 'no_show', now: Date) {
+  sandboxOnly(scope.env);
+  const row = await requireBooking(tx, scope, bookingRef, true);
+  if (row.status === to) return bookingView(row);
+  if (!NEXT[row.status]?.includes(to)) {
+    throw new AppError('booking_conflict', 409, `Booking ${row.bookingRef} is ${row.status.replace('_', ' ')} and cannot become ${to.replace('_', ' ')}.`, {
+      reason: 'invalid_transition',
+      booking_ref: row.bookingRef,
+      status: row.status,
+      to,
+    });
+  }
+  return bookingView(await setDispatch(tx, row.bookingRef, to, to === 'driver_assigned' ? SANDBOX_DRIVER : null, now));
 }

@@ -1,6 +1,8 @@
 export interface MeetingContext {
   journeyType: 'arrival' | 'departure' | 'point_to_point';
+  /** The pickup and drop-off as the customer gave them (a hotel's name and address, say). */
   pickupName: string;
+  dropoffName: string;
   iata?: string;
   passengerName: string;
   flightNumber?: string | null;
@@ -21,12 +23,13 @@ export function meetingInstructions(m: MeetingContext): string {
     return (
       `Your driver waits in the arrivals hall of ${airport}, outside the customs exit, holding a name board reading ` +
       `'${m.passengerName}'. We track ${flight} and move the pickup to the actual landing time at no charge; ` +
-      `the driver waits up to 60 minutes after landing. If you cannot find the driver, call the emergency number.`
+      `the driver waits up to 60 minutes after landing, then takes you to ${m.dropoffName}. ` +
+      `If you cannot find the driver, call the emergency number.`
     );
   }
   return (
     `Your driver meets you at the main entrance (lobby) of ${m.pickupName} at ${localTime(m.pickupDatetime)} local time ` +
-    `on ${m.pickupDatetime.slice(0, 10)}, holding a name board reading '${m.passengerName}', and waits up to 15 minutes. ` +
-    `If you cannot find the driver, call the emergency number.`
+    `on ${m.pickupDatetime.slice(0, 10)}, holding a name board reading '${m.passengerName}', waits up to 15 minutes, ` +
+    `and takes you to ${m.dropoffName}. If you cannot find the driver, call the emergency number.`
   );
 }

@@ -1,6 +1,8 @@
 import type { Tx } from '../../data/database';
 import { combine, type Write } from '../../data/write';
-import { bookingFacts, bookingWrite, insertBooking, type BookingFacts, type BookingRow } from '../../data/repositories/bookings-repository';
+import { bookingFacts, bookingWrite, insertBooking, type BookedPlace, type BookingFacts, type BookingRow, type Place } from '../../data/repositories/bookings-repository';
+import { hasRoom } from '../../data/repositories/fleet-repository';
+import { jobEndsAt } from '../fleet/job-window';
 import { jobWrite, insertJob, type JobRecord } from '../../data/repositories/jobs-repository';
 import { AppError, invalidRequest, notFound } from '../../shared/errors';
 import { bookingRef as newBookingRef } from '../../shared/ids';
@@ -31,8 +33,8 @@ export type BookingDecision =
   | { kind: 'existing'; booking: BookingRow }
   /** Not bookable: 404, 400, 410 or 409. */
   | { kind: 'refused'; error: AppError }
-  /** A new confirmed booking at exactly the offer's price, and its job. */
-  | { kind: 'book'; booking: BookingRow; job: JobRecord };
+  /** A new confirmed booking at exactly the offer's price, and (production) its job. */
+  | { kind: 'book'; booking: BookingRow; job: JobRecord | null };
 
 const consumed = (offerId: string) =>
   new AppError('booking_conflict', 409, `Offer ${offerId} is already booked.`, { reason: 'offer_consumed', offer_id: offerId });
@@ -86,7 +88,8 @@ export function decideBooking(facts: Omit<BookingFacts, 'stored'>, scope: Scope,
   }
 
   const request = offer.request;
-  const pickup = { ...offer.pickup, name: request.pickup.name?.trim() || offer.pickup.name };
+  const pickup = booked(offer.pickup, request.pickup);
+  const dropoff = booked(offer.dropoff, request.dropoff);
   const flightNumber = input.flight_number ? input.flight_number.replace(/\s+/g, '').toUpperCase() : null;
   const booking: BookingRow = {
     bookingRef: newBookingRef(),
@@ -95,13 +98,14 @@ export function decideBooking(facts: Omit<BookingFacts, 'stored'>, scope: Scope,
     quoteId: input.quote_id,
     offerId: input.offer_id,
     status: 'confirmed',
+    driver: null,
     vehicle: offer.vehicle,
     vehicleCode: offer.vehicleCode,
     vehicleName: offer.vehicleName,
     amountMinor: offer.amountMinor,
     currency: offer.currency,
     pickup,
-    dropoff: offer.dropoff,
+    dropoff,
     pickupDatetime: request.pickup_datetime,
     pickupAt: offer.pickupAt,
     journeyType: offer.journeyType,
@@ -112,6 +116,7 @@ export function decideBooking(facts: Omit<BookingFacts, 'stored'>, scope: Scope,
     meetingInstructions: meetingInstructions({
       journeyType: offer.journeyType,
       pickupName: pickup.name,
+      dropoffName: dropoff.name,
       iata: offer.pickup.iata,
       passengerName: `${input.passenger.first_name} ${input.passenger.last_name}`,
       flightNumber,
@@ -120,30 +125,58 @@ export function decideBooking(facts: Omit<BookingFacts, 'stored'>, scope: Scope,
     emergencyPhone: ctx.emergencyPhone,
     createdAt: ctx.now,
     cancelledAt: null,
+    completedAt: null,
+    noShowAt: null,
   };
-  const job: JobRecord = {
-    source: 'partner_booking',
-    sourceRef: booking.bookingRef,
-    env: scope.env,
-    vehicle: booking.vehicle,
-    pickupAt: booking.pickupAt,
-    durationMin: offer.durationMin,
-    pickup: booking.pickup,
-    dropoff: booking.dropoff,
-    adults: booking.adults,
-    luggage: booking.luggage,
-    passenger: booking.passenger,
-    flightNumber,
-  };
+  // Production bookings are jobs on the fleet's schedule; sandbox ones never occupy it.
+  const job: JobRecord | null =
+    scope.env === 'production'
+      ? {
+          source: 'partner_booking',
+          sourceRef: booking.bookingRef,
+          fleetCode: booking.vehicle,
+          pickupAt: booking.pickupAt,
+          endsAt: jobEndsAt(booking.pickupAt, offer.durationMin, offer.journeyType),
+          durationMin: offer.durationMin,
+          pickup,
+          dropoff,
+          adults: booking.adults,
+          luggage: booking.luggage,
+          passenger: { name: `${input.passenger.first_name} ${input.passenger.last_name}`, phone: input.passenger.phone ?? null },
+          flightNumber,
+          meetingInstructions: booking.meetingInstructions,
+        }
+      : null;
   return { kind: 'book', booking, job };
 }
+
+/** A place of the booking: the partner's own text (when they gave a name) beside where we located it. */
+const booked = (resolved: Place, given: { name?: string }): BookedPlace => ({
+  name: given.name?.trim() || resolved.name,
+  resolved_name: resolved.name,
+  ...(resolved.iata ? { iata: resolved.iata } : {}),
+  lat: resolved.lat,
+  lon: resolved.lon,
+});
+
+const fleetFull = (d: Extract<BookingDecision, { kind: 'book' }>) =>
+  new AppError(
+    'booking_conflict',
+    409,
+    `Every ${d.booking.vehicleName.replace(/ or similar$/, '')} of our fleet is taken for this journey's time since the quote; quote again for another vehicle or time.`,
+    { reason: 'fleet_full', offer_id: d.booking.offerId, vehicle_code: d.booking.vehicleCode },
+  );
 
 /**
  * The booking and its job as one guarded write: if the booking cannot be inserted, the job is not either. With
  * `offerFromMemory`, the offer's expiry is checked again in the statement.
  */
 export function bookingWrites(d: Extract<BookingDecision, { kind: 'book' }>, ctx: BookingCtx, offerFromMemory = false): Write {
-  return combine(bookingWrite(d.booking, ctx.requestId, offerFromMemory ? { offerLiveAt: ctx.now } : {}), jobWrite(d.job, ctx.now, 'booking_in'));
+  const room = d.job ? { fleetCode: d.job.fleetCode, from: d.job.pickupAt, to: d.job.endsAt } : undefined;
+  return combine(
+    bookingWrite(d.booking, ctx.requestId, { ...(offerFromMemory ? { offerLiveAt: ctx.now } : {}), ...(room ? { room } : {}) }),
+    d.job ? jobWrite(d.job, ctx.now, 'booking_in') : undefined,
+  );
 }
 
 /** The facts a decision reads, in one round trip. */
@@ -160,9 +193,11 @@ export async function bookInTransaction(tx: Tx, scope: Scope, input: BookingInpu
     const d = decideBooking(facts, scope, input, ctx);
     if (d.kind === 'existing') return { created: false, booking: d.booking };
     if (d.kind === 'refused') throw d.error;
+    // Production: the class must have a vehicle free for the window (under the class's lock until commit).
+    if (d.job && !(await hasRoom(tx, d.job.fleetCode, d.job.pickupAt, d.job.endsAt))) throw fleetFull(d);
     const outcome = await insertBooking(tx, d.booking, ctx.requestId);
     if (outcome === 'inserted') {
-      await insertJob(tx, d.job, ctx.now);
+      if (d.job) await insertJob(tx, d.job, ctx.now);
       return { created: true, booking: d.booking };
     }
     // Lost to a committed booking (same reference or same offer): the next read sees it and decides. A taken

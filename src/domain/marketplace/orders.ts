@@ -1,8 +1,14 @@
-import type { Sql } from '../../data/database';
+import type { Sql, Tx } from '../../data/database';
 import * as repo from '../../data/repositories/marketplace-repository';
-import { cancelJob, insertJob, updateJob, type JobRecord } from '../../data/repositories/jobs-repository';
+import { cancelJob, insertJob, rescheduleJob, type JobPlace, type JobRecord } from '../../data/repositories/jobs-repository';
+import { hasRoom } from '../../data/repositories/fleet-repository';
+import { routeBetween } from '../geo/route';
+import { journeyType } from '../pricing/price-journey';
+import { jobEndsAt } from '../fleet/job-window';
+import { meetingInstructions } from '../bookings/meeting-instructions';
 import { getVehicle } from '../fleet/fleet';
 import { formatMinor, parseDecimalToMinor } from '../pricing/money';
+import { formatLocal } from './local-time';
 import type { FxRates } from '../pricing/price-journey';
 import { resolvePlace } from '../geo/resolve-place';
 import type { ResolvedPlace } from '../geo/types';
@@ -68,7 +74,10 @@ const findOrder = (db: Sql, orderId: string, lock = false) => repo.findOrder<Mar
 /** The party is checked against the vehicle separately, so a lock holds for the same route and time. */
 const journeyKey = (s: SearchInput) => JSON.stringify(canonical({ from: s.from, to: s.to, date: s.date }));
 
-type Serve = { ok: true; pickup: ResolvedPlace; dropoff: ResolvedPlace; durationMin: number | null } | { ok: false; reason: DeclineReason; message: string };
+type Serve = { ok: true; pickup: ResolvedPlace; dropoff: ResolvedPlace; durationMin: number } | { ok: false; reason: DeclineReason; message: string };
+
+/** The drive time between two located places (the route engine the quotes use). */
+const driveMin = (pickup: ResolvedPlace, dropoff: ResolvedPlace) => routeBetween(pickup, dropoff).duration_min;
 
 /**
  * Can we serve this order? With a live price mark for the same journey the locked price holds; otherwise the
@@ -89,7 +98,7 @@ async function canServe(db: Sql, o: MarketplaceOrder, ctx: Ctx): Promise<Serve> 
     if (offered !== locked.amountMinor) {
       return { ok: false, reason: 'price_mismatch', message: `the order price ${o.price} differs from the locked ${formatMinor(locked.amountMinor, 'EUR')}` };
     }
-    return { ok: true, pickup: pickup.place, dropoff: dropoff.place, durationMin: null };
+    return { ok: true, pickup: pickup.place, dropoff: dropoff.place, durationMin: locked.durationMin };
   }
   if (o.price_mark && !locked) {
     return { ok: false, reason: 'price_mark_expired', message: 'the locked quote expired or does not exist' };
@@ -107,23 +116,42 @@ async function canServe(db: Sql, o: MarketplaceOrder, ctx: Ctx): Promise<Serve> 
   return { ok: true, pickup: decision.pickup, dropoff: decision.dropoff, durationMin: decision.duration_min };
 }
 
-const place = (p: ResolvedPlace, given: { name?: string }) => ({ name: given.name?.trim() || p.name, ...(p.iata ? { iata: p.iata } : {}), lat: p.lat, lon: p.lon });
+const place = (p: ResolvedPlace, given: { name?: string }): JobPlace => ({
+  name: given.name?.trim() || p.name,
+  resolved_name: p.name,
+  ...(p.iata ? { iata: p.iata } : {}),
+  lat: p.lat,
+  lon: p.lon,
+});
 
 /** The order as a job on the shared schedule: one mapping for creation and changes. */
 function orderJob(o: MarketplaceOrder, serve: Extract<Serve, { ok: true }>): JobRecord {
+  const pickupAt = pickupAtOf(o);
+  const type = journeyType(serve.pickup, serve.dropoff);
+  const pickup = place(serve.pickup, o.from);
+  const dropoff = place(serve.dropoff, o.to);
   return {
     source: 'marketplace_order',
     sourceRef: o.order_id,
-    env: 'production',
-    vehicle: o.vehicle_id,
-    pickupAt: pickupAtOf(o),
+    fleetCode: o.vehicle_id,
+    pickupAt,
+    endsAt: jobEndsAt(pickupAt, serve.durationMin, type),
     durationMin: serve.durationMin,
-    pickup: place(serve.pickup, o.from),
-    dropoff: place(serve.dropoff, o.to),
+    pickup,
+    dropoff,
     adults: seatsNeeded(o),
     luggage: o.luggage ?? 0,
-    passenger: o.customer,
+    passenger: { name: o.customer.name, phone: o.customer.phone ?? null },
     flightNumber: o.flight_number ?? null,
+    meetingInstructions: meetingInstructions({
+      journeyType: type,
+      pickupName: pickup.name,
+      dropoffName: dropoff.name,
+      iata: serve.pickup.iata,
+      passengerName: o.customer.name,
+      flightNumber: o.flight_number ?? null,
+      pickupDatetime: formatLocal(pickupAt).replace(' ', 'T') + '+05:30',
+    }),
   };
 }
 
@@ -136,7 +164,12 @@ export async function createOrder(tx: Sql, o: MarketplaceOrder, ctx: Ctx & { sou
   const existing = await findOrder(tx, o.order_id);
   if (existing) return ack(existing);
 
-  const serve = await canServe(tx, o, ctx);
+  let serve = await canServe(tx, o, ctx);
+  // The fleet must have a vehicle of the class free for the job's window (under the class's lock until commit).
+  const job = serve.ok ? orderJob(o, serve) : null;
+  if (job && !(await hasRoom(tx, job.fleetCode, job.pickupAt, job.endsAt))) {
+    serve = { ok: false, reason: 'no_vehicle', message: `every ${getVehicle(o.vehicle_id)!.name} of our fleet is taken at that time` };
+  }
   const row = {
     orderId: o.order_id,
     state: (serve.ok ? 'confirmed' : 'declined') as OrderRow['state'],
@@ -153,7 +186,7 @@ export async function createOrder(tx: Sql, o: MarketplaceOrder, ctx: Ctx & { sou
   if (!(await repo.insertOrder(tx, row, ctx.now))) return ack((await findOrder(tx, o.order_id))!);
 
   if (serve.ok) {
-    await insertJob(tx, orderJob(o, serve), ctx.now);
+    await insertJob(tx, job!, ctx.now);
     await enqueueOutbound(tx, { kind: 'confirm_order', orderId: o.order_id, payload: { order_id: o.order_id, supplier_order_id: row.supplierOrderId }, dedupeKey: `confirm:${o.order_id}`, maxAttempts: DEADLINE_ATTEMPTS }, ctx.now);
   } else {
     await enqueueOutbound(tx, { kind: 'decline_order', orderId: o.order_id, payload: { order_id: o.order_id, reason: serve.reason, comment: serve.message }, dedupeKey: `decline:${o.order_id}`, maxAttempts: DEADLINE_ATTEMPTS }, ctx.now);
@@ -184,7 +217,7 @@ export type OrderChange = Partial<Omit<MarketplaceOrder, 'order_id'>> & { order_
  * Applies changed details to a confirmed order and its job, and enqueues the change confirmation (accepted, or
  * refused when the vehicle no longer fits or the route cannot be located). Repeating the same change is harmless.
  */
-export async function updateOrder(tx: Sql, change: OrderChange, ctx: Ctx) {
+export async function updateOrder(tx: Tx, change: OrderChange, ctx: Ctx) {
   const row = await findOrder(tx, change.order_id, true);
   if (!row) throw orderNotFound(change.order_id);
   if (row.state !== 'confirmed') throw new AppError('invalid_request', 400, `order ${row.orderId} is ${row.state} and cannot be changed`);
@@ -205,7 +238,7 @@ export async function updateOrder(tx: Sql, change: OrderChange, ctx: Ctx) {
   }
   if (!pickup.ok || !dropoff.ok) return refuse(noVehicle('the changed pickup or drop-off could not be located', 'route_unknown'));
   await repo.applyOrderChange(tx, row.orderId, next, hash, pickupAtOf(next), ctx.now);
-  await updateJob(tx, orderJob(next, { ok: true, pickup: pickup.place, dropoff: dropoff.place, durationMin: null }), ctx.now);
+  await rescheduleJob(tx, orderJob(next, { ok: true, pickup: pickup.place, dropoff: dropoff.place, durationMin: driveMin(pickup.place, dropoff.place) }), ctx.now);
   await enqueueOutbound(tx, { kind: 'change_confirmation', orderId: row.orderId, payload: { order_id: row.orderId, accepted: true }, dedupeKey, maxAttempts: DEADLINE_ATTEMPTS }, ctx.now);
   return ack(row, 'change_confirmed');
 }
@@ -214,7 +247,7 @@ export async function updateOrder(tx: Sql, change: OrderChange, ctx: Ctx) {
  * An order callback, applied from the re-fetched order only (the posted body is never trusted): a new order is
  * created; a change is applied (or a cancellation, when the marketplace says so); an unchanged order is a no-op.
  */
-export async function applyRefetchedOrder(tx: Sql, type: 'new' | 'change', o: MarketplaceOrder, ctx: Ctx) {
+export async function applyRefetchedOrder(tx: Tx, type: 'new' | 'change', o: MarketplaceOrder, ctx: Ctx) {
   const row = await findOrder(tx, o.order_id);
   if (!row) return createOrder(tx, o, { ...ctx, source: 'callback' });
   if (o.state === 'cancelled') return cancelOrder(tx, o.order_id, ctx.now);

@@ -5,10 +5,18 @@ import { getVehicle } from '../fleet/fleet';
 import { formatMinor } from '../pricing/money';
 import type { FxRates } from '../pricing/price-journey';
 import { decideJourney, OFFER_TTL_MS } from '../quotes/decide';
+import { withinCapacity, type FreeClasses } from '../quotes/create-quote';
 import { hex32 } from '../../shared/ids';
 import { AppError, invalidRequest } from '../../shared/errors';
 import { formatLocal, parseLocal } from './local-time';
 import titles from './fleet-titles.json';
+
+export interface SupplierCtx {
+  now: Date;
+  fx: FxRates;
+  /** The fleet's free classes for a window (production capacity); absent: not limited. */
+  freeClasses?: FreeClasses;
+}
 
 /** What the marketplace sends to search, re-quote and (with order fields) book. */
 export interface SearchInput {
@@ -66,12 +74,14 @@ function wireVehicle(row: { priceMark: string; vehicle: string; amountMinor: num
  * price mark, valid 30 minutes: the answer, and the marks to store with the request's audit row. `only` restricts
  * the answer to one vehicle (re-quote).
  */
-function lock(search: SearchInput, ctx: { now: Date; fx: FxRates }, only?: string) {
+async function lock(search: SearchInput, ctx: SupplierCtx, only?: string) {
   const pickupAt = pickupAtOf(search);
-  const decision = decideJourney(
+  let decision = decideJourney(
     { pickup: search.from, dropoff: search.to, pickupAt, adults: seatsNeeded(search), luggage: search.luggage ?? 0, vehicleFilter: only ? [only] : undefined, currency: 'EUR' },
     ctx,
   );
+  // The marketplace is production: it sees only what the fleet has free for the journey's window.
+  if (decision.ok && ctx.freeClasses) decision = await withinCapacity(decision, pickupAt, ctx.freeClasses);
   if (!decision.ok) return { vehicles: [], reason: decision.reason, message: decision.message };
   const expiresAt = new Date(ctx.now.getTime() + OFFER_TTL_MS);
   const marks: PriceMarkRecord[] = decision.offers
@@ -91,14 +101,14 @@ function lock(search: SearchInput, ctx: { now: Date; fx: FxRates }, only?: strin
   return { vehicles: marks.map(wireVehicle), write: marks.length ? priceMarksWrite(marks) : undefined };
 }
 
-export function searchVehicles(search: SearchInput, ctx: { now: Date; fx: FxRates }) {
-  const { write, ...found } = { write: undefined as Write | undefined, ...lock(search, ctx) };
+export async function searchVehicles(search: SearchInput, ctx: SupplierCtx) {
+  const { write, ...found } = { write: undefined as Write | undefined, ...(await lock(search, ctx)) };
   return { answer: { status: 'OK' as const, ...found }, write };
 }
 
-export function requoteVehicle(vehicleId: string, search: SearchInput, ctx: { now: Date; fx: FxRates }) {
+export async function requoteVehicle(vehicleId: string, search: SearchInput, ctx: SupplierCtx) {
   if (!getVehicle(vehicleId)) return { answer: noVehicle(`vehicle ${vehicleId} is not in our fleet`, 'unknown_vehicle') };
-  const r = lock(search, ctx, vehicleId);
+  const r = await lock(search, ctx, vehicleId);
   if (!r.vehicles.length) return { answer: noVehicle(('message' in r && r.message) || `vehicle ${vehicleId} no longer fits this search`, ('reason' in r && r.reason) || 'no_vehicle') };
   return { answer: { status: 'OK' as const, vehicle: r.vehicles[0] }, write: 'write' in r ? r.write : undefined };
 }
@@ -108,6 +118,7 @@ export interface LockedQuote {
   vehicle: string;
   search: SearchInput;
   amountMinor: number;
+  durationMin: number;
   pickupAt: Date;
   expiresAt: Date;
 }

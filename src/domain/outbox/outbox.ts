@@ -104,6 +104,15 @@ export async function enqueueOutbound(tx: Sql, msg: OutboundMessage, now: Date):
   );
 }
 
+/** Like enqueueOutbound, but a message not yet sent under the same dedupe key takes the newer payload. */
+export async function enqueueLatest(tx: Sql, msg: OutboundMessage & { dedupeKey: string }, now: Date): Promise<void> {
+  await outbox.enqueueOrReplace(
+    tx,
+    { kind: msg.kind, orderId: msg.orderId ?? null, payload: msg.payload, dedupeKey: msg.dedupeKey, maxAttempts: msg.maxAttempts ?? DEFAULT_MAX_ATTEMPTS },
+    now,
+  );
+}
+
 export interface OutboxView {
   id: string;
   kind: OutboundKind;

@@ -5,6 +5,7 @@ import { toDecimal, type Currency } from '../pricing/money';
 import type { PlaceInput, ResolvedPlace } from '../geo/types';
 import { quoteWrite, type OfferRecord, type QuoteRecord } from '../../data/repositories/quotes-repository';
 import type { Write } from '../../data/write';
+import { jobEndsAt } from '../fleet/job-window';
 import type { OfferForBooking } from '../../data/repositories/bookings-repository';
 import { hex32 } from '../../shared/ids';
 import { invalidRequest } from '../../shared/errors';
@@ -47,12 +48,12 @@ function assertPlaces(input: QuoteInput): void {
  * which commit with the request's audit row. Declines are ordinary outcomes, checked in order: partner_paused,
  * short_notice, route_unknown, no_vehicle, below_min_rate.
  */
-export function createQuote(
+export async function createQuote(
   partner: QuotingPartner,
   env: 'sandbox' | 'production',
   input: QuoteInput,
-  deps: { now: Date; fx: FxRates },
-): { quote: ReturnType<typeof view>; write: Write; bookable: OfferForBooking[] } {
+  deps: { now: Date; fx: FxRates; freeClasses?: FreeClasses },
+): Promise<{ quote: ReturnType<typeof view>; write: Write; bookable: OfferForBooking[] }> {
   assertPlaces(input);
   const pickupAt = new Date(input.pickup_datetime);
   if (pickupAt.getTime() - deps.now.getTime() > MAX_ADVANCE_MS) {
@@ -66,10 +67,12 @@ export function createQuote(
   const currency = partner.currency;
 
   const { filter, codeFor } = partnerVocabulary(partner.vocabulary, input.vehicle_codes);
-  const outcome = decideJourney(
+  let outcome = decideJourney(
     { pickup: input.pickup, dropoff: input.dropoff, pickupAt, adults: input.passengers.adults, luggage, vehicleFilter: filter, currency },
     { now: deps.now, fx: deps.fx, paused: partner.paused },
   );
+  // Production offers only what the fleet has free for the journey's window; sandbox is never limited.
+  if (outcome.ok && env === 'production' && deps.freeClasses) outcome = await withinCapacity(outcome, pickupAt, deps.freeClasses);
   const quote: QuoteRecord = {
     quoteId: hex32(),
     partnerId: partner.partnerId,
@@ -100,6 +103,23 @@ export function createQuote(
       }))
     : [];
   return { quote: view(quote, offers, outcome), write: quoteWrite(quote, offers), bookable: outcome.ok ? offers.map((o) => bookable(quote, o)) : [] };
+}
+
+/** The classes with a vehicle free in [from, to), or null when the fleet does not limit quoting (no vehicle registered). */
+export type FreeClasses = (from: Date, to: Date) => Promise<ReadonlySet<string> | null>;
+
+/** Keeps the offers whose class has a vehicle free for the job's window; none left is the no_vehicle decline. */
+export async function withinCapacity(outcome: Extract<Decision, { ok: true }>, pickupAt: Date, freeClasses: FreeClasses): Promise<Decision> {
+  const free = await freeClasses(pickupAt, jobEndsAt(pickupAt, outcome.duration_min, outcome.journey_type));
+  if (!free) return outcome;
+  const offers = outcome.offers.filter((o) => free.has(o.vehicle.code));
+  if (offers.length) return { ...outcome, offers };
+  return {
+    ok: false,
+    reason: 'no_vehicle',
+    message: 'Every vehicle that carries this party is taken at that time; quote another pickup time.',
+    hint: { fully_booked: outcome.offers.map((o) => o.vehicle.code) },
+  };
 }
 
 /** An offer as a booking decision reads it (the same facts bookingFacts reads from the database). */

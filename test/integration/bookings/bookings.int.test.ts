@@ -58,7 +58,7 @@ describe('Booking an offer', () => {
       headers: opts.idem ? { 'Idempotency-Key': opts.idem } : {},
     });
 
-  it('when a valid offer is booked, then 201 confirmed at exactly the quoted price, with a job and its audit row', async () => {
+  it('when a valid offer is booked, then 201 confirmed at exactly the quoted price, and its audit row; a sandbox booking has no job', async () => {
     const { quote, offer } = await freshOffer();
     const r = await book(bookingBody(quote.quote_id, offer.offer_id), { idem: 'first-booking' });
     expect(r.status).toBe(201);
@@ -80,9 +80,8 @@ describe('Booking an offer', () => {
     expect(r.body.meeting_instructions).toMatch(/arrivals hall/);
     expect(r.body.meeting_instructions).toMatch(/name board reading 'Ayesha Perera'/);
     expect(r.body.meeting_instructions).toMatch(/UL504/);
-    const jobs = await app.db('jobs').where({ source: 'partner_booking', sourceRef: r.body.booking_ref });
-    expect(jobs).toHaveLength(1);
-    expect(jobs[0]).toMatchObject({ status: 'scheduled', vehicle: 'standard_car', env: 'sandbox' });
+    // A sandbox booking never occupies the real fleet.
+    expect(await app.db('jobs').where({ source: 'partner_booking', sourceRef: r.body.booking_ref })).toHaveLength(0);
     const audit = await app.db('audit_log').where({ requestId: r.headers.get('x-request-id')! });
     expect(audit).toHaveLength(1);
     expect(audit[0].responseBody.booking_ref).toBe(r.body.booking_ref);
@@ -211,7 +210,7 @@ describe('Booking an offer', () => {
     expect(read.text).toBe(created.text);
     expect(read.body).toMatchObject({
       pickup: { iata: 'CMB', name: expect.any(String) },
-      dropoff: { name: 'Colombo' },
+      dropoff: { name: 'Cinnamon Grand, 77 Galle Road, Colombo 03', resolved_name: 'Colombo' },
       passengers: { adults: 2, luggage: 2 },
       passenger: { first_name: 'Ayesha', last_name: 'Perera', email: 'ayesha@example.com', phone: '+94771234567' },
       created_at: '2026-11-21T08:00:00.000Z',
@@ -222,7 +221,7 @@ describe('Booking an offer', () => {
     expect((await call('GET', '/transfers/v1/bookings/NOSUCHRF', { key: partner.testKey })).status).toBe(404);
   });
 
-  it('when a booking is cancelled, then 200 cancelled, the job too; a repeat is the same 200; after pickup it is 409', async () => {
+  it('when a booking is cancelled, then 200 cancelled; a repeat is the same 200; after pickup it is 409', async () => {
     const { quote, offer } = await freshOffer();
     const created = await book(bookingBody(quote.quote_id, offer.offer_id));
     const ref = created.body.booking_ref;
@@ -234,7 +233,6 @@ describe('Booking an offer', () => {
     const again = await call('POST', `/transfers/v1/bookings/${ref}/cancel`, { key: partner.testKey });
     expect(again.status).toBe(200);
     expect(again.body).toEqual(cancelled.body);
-    expect((await app.db('jobs').where({ sourceRef: ref }).first()).status).toBe('cancelled');
     expect((await call('GET', `/transfers/v1/bookings/${ref}`, { key: partner.testKey })).body.status).toBe('cancelled');
     expect((await call('POST', `/transfers/v1/bookings/${ref}/cancel`, { key: partner.liveKey })).status).toBe(404);
 
@@ -244,6 +242,41 @@ describe('Booking an offer', () => {
     const tooLate = await call('POST', `/transfers/v1/bookings/${lateBooking.body.booking_ref}/cancel`, { key: partner.testKey });
     expect(tooLate.status).toBe(409);
     expect(tooLate.body.error).toMatchObject({ code: 'booking_conflict', details: { reason: 'pickup_passed' } });
+  });
+
+  it('when the sandbox test helper advances a booking, then the partner reads each dispatch state with a fictitious driver', async () => {
+    const { quote, offer } = await freshOffer();
+    const ref = (await book(bookingBody(quote.quote_id, offer.offer_id))).body.booking_ref;
+    const advance = (to: string, key = partner.testKey, r = ref) => call('POST', `/transfers/v1/test_helpers/bookings/${r}/advance`, { key, body: { to } });
+    expect((await call('GET', `/transfers/v1/bookings/${ref}`, { key: partner.testKey })).body).toMatchObject({ status: 'confirmed', driver: null });
+
+    const assigned = await advance('driver_assigned');
+    expect(assigned.status).toBe(200);
+    expect(assigned.body).toMatchObject({ booking_ref: ref, status: 'driver_assigned', driver: { name: 'Sandbox Driver (fictitious)', phone: expect.any(String), vehicle: expect.any(String), plate: 'SANDBOX-1' } });
+    expect((await call('GET', `/transfers/v1/bookings/${ref}`, { key: partner.testKey })).body).toEqual(assigned.body);
+    expect((await advance('driver_assigned')).body).toEqual(assigned.body);
+
+    const completed = await advance('completed');
+    expect(completed.body).toMatchObject({ status: 'completed', driver: { plate: 'SANDBOX-1' } });
+    const back = await advance('no_show');
+    expect(back.status).toBe(409);
+    expect(back.body.error).toMatchObject({ code: 'booking_conflict', details: { reason: 'invalid_transition', status: 'completed', to: 'no_show' } });
+    expect((await call('POST', `/transfers/v1/bookings/${ref}/cancel`, { key: partner.testKey })).body.error.details.reason).toBe('finished');
+
+    const other = await freshOffer();
+    const ref2 = (await book(bookingBody(other.quote.quote_id, other.offer.offer_id))).body.booking_ref;
+    expect((await advance('no_show', partner.testKey, ref2)).body).toMatchObject({ status: 'no_show', driver: null });
+    const third = await freshOffer();
+    const ref3 = (await book(bookingBody(third.quote.quote_id, third.offer.offer_id))).body.booking_ref;
+    await call('POST', `/transfers/v1/bookings/${ref3}/cancel`, { key: partner.testKey });
+    expect((await advance('driver_assigned', partner.testKey, ref3)).body.error.details).toMatchObject({ reason: 'invalid_transition', status: 'cancelled' });
+
+    // Live keys: the helper does not exist for them; production moves only by dispatch.
+    const live = await advance('driver_assigned', partner.liveKey);
+    expect(live.status).toBe(404);
+    expect(live.body.error.code).toBe('not_found');
+    expect((await advance('teleported')).status).toBe(400);
+    expect((await advance('completed', partner.testKey, 'NOSUCHRF')).status).toBe(404);
   });
 
   it('when an idempotency key is stored, then it is kept until at least 24 hours after the pickup', async () => {
@@ -270,9 +303,9 @@ describe('Booking an offer', () => {
 
   describe('under real concurrency', () => {
     it('when 20 requests race for one offer with different keys, then exactly one 201 and the rest 409, no 5xx', async () => {
-      const { quote, offer } = await freshOffer();
+      const { quote, offer } = await freshOffer({ key: partner.liveKey });
       const replies = await Promise.all(
-        Array.from({ length: 20 }, (_, i) => book(bookingBody(quote.quote_id, offer.offer_id), { idem: `race-${i}` })),
+        Array.from({ length: 20 }, (_, i) => book(bookingBody(quote.quote_id, offer.offer_id), { key: partner.liveKey, idem: `race-${i}` })),
       );
       const statuses = replies.map((r) => r.status).sort();
       expect(statuses.filter((s) => s === 201)).toHaveLength(1);

@@ -114,6 +114,39 @@ describe('Operator CLI', () => {
     expect(one.data.map((e: { id: string }) => e.id)).toEqual([audit.data[1].id]);
   });
 
+  it('when an operator registers a vehicle and a driver and dispatches a job from the CLI, then the job shows them', async () => {
+    const added = await json(['vehicle', 'add', 'standard_car', 'CBG-7781', 'Toyota', 'Axio', 'white']);
+    expect(added).toMatchObject({ fleet_code: 'standard_car', plate: 'CBG-7781', active: true });
+    const drv = await json(['driver', 'add', 'Sunil Fernando', '+94 77 123 4567', '--languages', 'si,en']);
+    expect(drv.languages).toEqual(['si', 'en']);
+    const vehicles = await cli(['vehicle', 'list', '--fleet-code', 'standard_car']);
+    expect(vehicles.stdout.split('\n')[0]).toMatch(/^vehicle_id\s+fleet_code\s+plate\s+brand\s+model\s+colour\s+active$/);
+    expect(vehicles.stdout).toContain('CBG-7781');
+
+    const partner = await operator(app.url).partnerWithKeys('CLI Dispatch');
+    const call = (method: string, p: string, body?: unknown) =>
+      fetch(`${app.url}${p}`, { method, headers: { Authorization: `Bearer ${partner.liveKey}`, 'Content-Type': 'application/json' }, body: body ? JSON.stringify(body) : undefined }).then((r) => r.json() as Promise<any>);
+    const q = await call('POST', '/transfers/v1/quotes', { pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: '2027-01-10T09:30:00+05:30', passengers: { adults: 2 } });
+    const b = await call('POST', '/transfers/v1/bookings', { quote_id: q.quote_id, offer_id: q.offers[0].offer_id, partner_reference: 'CLI-1', passenger: { first_name: 'A', last_name: 'B' }, passengers: { adults: 2 }, flight_number: 'UL504' });
+    const listed = await json(['job', 'list', '--booking', b.booking_ref]);
+    expect(listed.data).toHaveLength(1);
+    const jobId = listed.data[0].job_id;
+    const human = await cli(['job', 'list', '--date', '2027-01-10']);
+    expect(human.stdout.split('\n')[0]).toMatch(/^job_id\s+pickup_at\s+status\s+fleet_code\s+for\s+from\s+to\s+driver\s+vehicle$/);
+    expect(human.stdout).toContain(b.booking_ref);
+
+    const assigned = await cli(['job', 'assign', jobId, drv.driver_id, added.vehicle_id]);
+    expect(assigned.code).toBe(0);
+    expect(assigned.stdout).toMatch(/^status:\s+driver_assigned$/m);
+    expect(assigned.stdout).toMatch(/^driver:\s+Sunil Fernando$/m);
+    expect((await json(['job', 'show', jobId])).vehicle.plate).toBe('CBG-7781');
+    expect((await call('GET', `/transfers/v1/bookings/${b.booking_ref}`)).driver).toMatchObject({ name: 'Sunil Fernando', plate: 'CBG-7781' });
+
+    const early = await cli(['job', 'no-show', jobId, 'not there']);
+    expect(early.code).toBe(1);
+    expect(early.stderr).toContain('job_conflict');
+  });
+
   it('when the token is wrong, then exit 1 with the API error on stderr and nothing on stdout', async () => {
     const r = await cli(['partner', 'list', '--json', '--token', 'op_wrong_token_000000000']);
     expect(r).toMatchObject({ code: 1, stdout: '' });
@@ -164,7 +197,7 @@ describe('Operator CLI', () => {
     expect(unknown.stderr).toContain("unknown command 'frobnicate'");
     const noEnv = await cli(['key', 'create', 'ptn_x']);
     expect(noEnv.code).toBe(1);
-    expect(noEnv.stderr).toContain("required option '--env <sandbox|production>'");
+    expect(noEnv.stderr).toContain("required option '--env <sandbox|production|test|live>'");
   });
 });
 

@@ -27,6 +27,13 @@ describe("A newcomer's first start", () => {
       const { stdout } = await promisify(execFile)('curl', args, { encoding: 'utf8' });
       expect(JSON.parse(stdout)).toMatchObject({ env: 'sandbox', ok: true, partner: 'Demo Travel' });
       expect(fs.readFileSync(path.join(dataDir, 'operator-token'), 'utf8').trim()).toBe(first.running.operatorToken);
+      // A small fleet to dispatch, with its drivers.
+      expect(first.banner).toContain('Demo fleet: 11 vehicles and 8 drivers');
+      const ops = { Authorization: `Bearer ${first.running.operatorToken}` };
+      const vehicles = ((await (await fetch(`${first.running.url}/ops/v1/vehicles?active=true`, { headers: ops })).json()) as any).data;
+      expect(vehicles).toHaveLength(11);
+      expect(new Set(vehicles.map((v: { fleet_code: string }) => v.fleet_code)).size).toBe(8);
+      expect(((await (await fetch(`${first.running.url}/ops/v1/drivers`, { headers: ops })).json()) as any).data).toHaveLength(8);
     } finally {
       await first.running.stop();
     }

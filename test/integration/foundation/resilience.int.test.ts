@@ -29,7 +29,8 @@ import { startServer } from '../../../src/server';
       const down = await call('GET', '/transfers/v1/ping', { key: p.testKey });
       expect(down.status).toBe(503);
       expect(down.headers.get('retry-after')).toBe('2');
-      expect(down.body).toEqual({ env: null, error: { code: 'service_unavailable', message: expect.any(String), details: {} } });
+      // The key was verified by this instance before the outage: the answer names its environment.
+      expect(down.body).toEqual({ env: 'sandbox', error: { code: 'service_unavailable', message: expect.any(String), details: {} } });
       const createDuringOutage = await ops.call('POST', '/partners', { body: { name: 'During Outage' } });
       expect(createDuringOutage.status).toBe(503);
 

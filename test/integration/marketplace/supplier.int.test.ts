@@ -163,7 +163,7 @@ describe('Marketplace supplier endpoints', () => {
       expect(await app.db('marketplace_orders').where({ orderId: o.order_id })).toHaveLength(1);
       const jobs = await app.db('jobs').where({ source: 'marketplace_order', sourceRef: o.order_id });
       expect(jobs).toHaveLength(1);
-      expect(jobs[0]).toMatchObject({ status: 'scheduled', vehicle: 'standard_car', adults: 2, flightNumber: 'UL504' });
+      expect(jobs[0]).toMatchObject({ status: 'confirmed', fleetCode: 'standard_car', adults: 2, flightNumber: 'UL504' });
       expect(new Date(jobs[0].pickupAt).toISOString()).toBe('2026-12-01T04:00:00.000Z');
       const outbox = await app.db('outbox').where({ orderId: o.order_id });
       expect(outbox).toHaveLength(1);

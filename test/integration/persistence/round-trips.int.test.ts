@@ -1,6 +1,6 @@
 import { startTestApp, type TestApp } from '../../support/test-app';
 import { client, type Call } from '../../support/http';
-import { operator } from '../../support/fixtures';
+import { operator, OPS_HEADERS } from '../../support/fixtures';
 import { marketplaceClient, MARKETPLACE_ENV } from '../../support/marketplace';
 
 /**
@@ -32,6 +32,7 @@ describe('Round trips to the database per request', () => {
 
   it('when a known key pings, quotes, books the offer it was quoted, replays and reads, then 1, 1, 1, 1 and 2 statements', async () => {
     await call('GET', '/transfers/v1/ping', { key }); // the instance meets the key
+    await call('POST', '/transfers/v1/quotes', { key, body: quoteBody }); // and learns no vehicle is registered (kept 5 s)
     const ping = await counted(() => call('GET', '/transfers/v1/ping', { key }));
     expect(ping.result.status).toBe(200);
     expect(ping.statements).toHaveLength(1);
@@ -84,5 +85,15 @@ describe('Round trips to the database per request', () => {
     const ping = await counted(() => call('GET', '/transfers/v1/ping', { key: fresh.key }));
     expect(ping.result.status).toBe(200);
     expect(ping.statements).toHaveLength(2);
+  });
+
+  it('when production has a registered fleet, then a quote reads its availability first: 2 statements', async () => {
+    const vehicle = await call('POST', '/ops/v1/vehicles', { headers: OPS_HEADERS, body: { fleet_code: 'standard_car', plate: 'CAR-0001', brand: 'Toyota', model: 'Axio', colour: 'White' } });
+    expect(vehicle.status).toBe(201);
+    await call('POST', '/transfers/v1/quotes', { key, body: quoteBody }); // the instance learns a fleet is registered
+    const quote = await counted(() => call('POST', '/transfers/v1/quotes', { key, body: quoteBody }));
+    expect(quote.result.body.offers.map((o: { vehicle_code: string }) => o.vehicle_code)).toEqual(['standard_car']);
+    expect(quote.statements).toHaveLength(2);
+    expect(quote.statements[0]).toMatch(/fleet_availability/);
   });
 });

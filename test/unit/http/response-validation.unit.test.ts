@@ -8,12 +8,13 @@ import { testConfig } from '../../support/test-app';
 import type { Deps } from '../../../src/deps';
 import { KeyCache } from '../../../src/domain/partners/key-cache';
 import { RecentBookingFacts } from '../../../src/domain/bookings/recent';
+import { FleetCapacity } from '../../../src/domain/fleet/capacity';
 
 async function surfaceReturning(body: unknown, mode: 'enforce' | 'log' | 'off') {
   const logged: unknown[] = [];
   const logger = makeLogger('silent');
   logger.error = ((obj: unknown) => void logged.push(obj)) as typeof logger.error;
-  const deps: Deps = { config: testConfig({ RESPONSE_VALIDATION: mode }), db: null as never, clock: systemClock, logger, lifecycle: { draining: false }, keys: new KeyCache(), recent: new RecentBookingFacts() };
+  const deps: Deps = { config: testConfig({ RESPONSE_VALIDATION: mode }), db: null as never, clock: systemClock, logger, lifecycle: { draining: false }, keys: new KeyCache(), recent: new RecentBookingFacts(), fleet: new FleetCapacity() };
   const surface = await createSurface(
     {
       name: 'transfers',

@@ -3,7 +3,7 @@ import { BRANDS, type SearchInput } from '../../../domain/marketplace/supplier';
 import { supplierCtx, type MarketplaceHandler } from './types';
 
 export const searchVehicles: MarketplaceHandler<'searchVehicles'> = async (call, ctx) => {
-  const { answer, write } = supplier.searchVehicles(call.body as SearchInput, supplierCtx(ctx));
+  const { answer, write } = await supplier.searchVehicles(call.body as SearchInput, supplierCtx(ctx));
   return { status: 200, body: answer as never, write };
 };
 
@@ -13,7 +13,7 @@ export const getLockedQuote: MarketplaceHandler<'getLockedQuote'> = async (call,
 });
 
 export const requoteVehicle: MarketplaceHandler<'requoteVehicle'> = async (call, ctx) => {
-  const { answer, write } = supplier.requoteVehicle(call.params.vehicle_id, call.body as SearchInput, supplierCtx(ctx));
+  const { answer, write } = await supplier.requoteVehicle(call.params.vehicle_id, call.body as SearchInput, supplierCtx(ctx));
   return { status: 200, body: answer as never, write };
 };
 

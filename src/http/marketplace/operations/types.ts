@@ -8,4 +8,8 @@ export type MarketplaceParams<O extends MarketplaceOperationId> = PathParamsOf<O
 export type MarketplaceCall<O extends MarketplaceOperationId> = OperationCall<MarketplaceBody<O>, MarketplaceParams<O>>;
 export type MarketplaceHandler<O extends MarketplaceOperationId> = (call: MarketplaceCall<O>, ctx: RequestContext) => Promise<ReplyOf<Ops, O>>;
 
-export const supplierCtx = (ctx: RequestContext) => ({ now: ctx.deps.clock.now(), fx: ctx.deps.config.fxFromUsd });
+export const supplierCtx = (ctx: RequestContext) => ({
+  now: ctx.deps.clock.now(),
+  fx: ctx.deps.config.fxFromUsd,
+  freeClasses: (from: Date, to: Date) => ctx.deps.fleet.freeClasses(ctx.sql, from, to),
+});

@@ -3,6 +3,7 @@ import { createKey, listKeys, revokeKey } from './keys';
 import { deleteVehicleCode, listVehicleCodes, putVehicleCode } from './vehicle-codes';
 import { listAudit } from './audit';
 import { listOutbox, retryOutboxMessage } from './outbox';
+import { assignJob, completeJob, createDriver, createVehicle, deactivateDriver, deactivateVehicle, getJob, listDrivers, listJobs, listVehicles, reportJobLocation, reportNoShow } from './fleet';
 
 /** operationId → handler. A test checks these keys equal the contract's operations. */
 export const operations = {
@@ -20,4 +21,16 @@ export const operations = {
   listAudit,
   listOutbox,
   retryOutboxMessage,
+  createVehicle,
+  listVehicles,
+  deactivateVehicle,
+  createDriver,
+  listDrivers,
+  deactivateDriver,
+  listJobs,
+  getJob,
+  assignJob,
+  reportJobLocation,
+  reportNoShow,
+  completeJob,
 };

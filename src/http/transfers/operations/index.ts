@@ -5,6 +5,7 @@ import { getBooking } from './get-booking';
 import { cancelBooking } from './cancel-booking';
 import { expireOffer } from './expire-offer';
 import { pauseSandboxAccount, resumeSandboxAccount } from './sandbox-account';
+import { advanceSandboxBooking } from './advance-booking';
 
 /** operationId → handler. A test checks these keys equal the contract's operations. */
 export const operations = {
@@ -16,4 +17,5 @@ export const operations = {
   expireOffer,
   pauseSandboxAccount,
   resumeSandboxAccount,
+  advanceSandboxBooking,
 };

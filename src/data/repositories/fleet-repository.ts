@@ -1,0 +1,107 @@
+import { sql, type Sql } from '../database';
+import { isUniqueViolation } from '../errors';
+
+export interface VehicleRecord {
+  vehicleId: string;
+  fleetCode: string;
+  plate: string;
+  brand: string;
+  model: string;
+  colour: string;
+  active: boolean;
+  createdAt: Date;
+}
+
+export interface DriverRecord {
+  driverId: string;
+  name: string;
+  phone: string;
+  languages: string[];
+  active: boolean;
+  createdAt: Date;
+}
+
+const VEHICLE = `vehicle_id as "vehicleId", fleet_code as "fleetCode", plate, brand, model, colour, active, created_at as "createdAt"`;
+const DRIVER = `driver_id as "driverId", name, phone, languages, active, created_at as "createdAt"`;
+
+const insertVehicleStmt = sql(`
+  insert into vehicles (vehicle_id, fleet_code, plate, brand, model, colour, created_at) values ($1, $2, $3, $4, $5, $6, $7)
+  returning ${VEHICLE}`);
+
+/** Registers a vehicle; 'plate_taken' when another vehicle has the same plate (spaces, dashes and case aside). */
+export async function insertVehicle(db: Sql, v: Omit<VehicleRecord, 'active'>): Promise<VehicleRecord | 'plate_taken'> {
+  try {
+    return (await db.query<VehicleRecord>(insertVehicleStmt, [v.vehicleId, v.fleetCode, v.plate, v.brand, v.model, v.colour, v.createdAt]))[0];
+  } catch (e) {
+    if (isUniqueViolation(e, 'vehicles_plate_unique')) return 'plate_taken';
+    throw e;
+  }
+}
+
+export async function listVehicles(db: Sql, q: { fleetCode?: string; active?: boolean }): Promise<VehicleRecord[]> {
+  const query = db.knex('vehicles').select(db.knex.raw(VEHICLE)).orderBy([{ column: 'fleet_code' }, { column: 'plate' }]);
+  if (q.fleetCode) query.where('fleet_code', q.fleetCode);
+  if (q.active !== undefined) query.where('active', q.active);
+  return query;
+}
+
+const findVehicleStmt = sql(`select ${VEHICLE} from vehicles where vehicle_id = $1`);
+export async function findVehicle(db: Sql, vehicleId: string): Promise<VehicleRecord | undefined> {
+  return (await db.query<VehicleRecord>(findVehicleStmt, [vehicleId]))[0];
+}
+
+const deactivateVehicleStmt = sql(`update vehicles set active = false, deactivated_at = coalesce(deactivated_at, $2) where vehicle_id = $1 returning ${VEHICLE}`);
+export async function deactivateVehicle(db: Sql, vehicleId: string, at: Date): Promise<VehicleRecord | undefined> {
+  return (await db.query<VehicleRecord>(deactivateVehicleStmt, [vehicleId, at]))[0];
+}
+
+const insertDriverStmt = sql(`insert into drivers (driver_id, name, phone, languages, created_at) values ($1, $2, $3, $4::text[], $5) returning ${DRIVER}`);
+export async function insertDriver(db: Sql, d: Omit<DriverRecord, 'active'>): Promise<DriverRecord> {
+  return (await db.query<DriverRecord>(insertDriverStmt, [d.driverId, d.name, d.phone, d.languages, d.createdAt]))[0];
+}
+
+export async function listDrivers(db: Sql, q: { active?: boolean }): Promise<DriverRecord[]> {
+  const query = db.knex('drivers').select(db.knex.raw(DRIVER)).orderBy('name');
+  if (q.active !== undefined) query.where('active', q.active);
+  return query;
+}
+
+const findDriverStmt = sql(`select ${DRIVER} from drivers where driver_id = $1`);
+export async function findDriver(db: Sql, driverId: string): Promise<DriverRecord | undefined> {
+  return (await db.query<DriverRecord>(findDriverStmt, [driverId]))[0];
+}
+
+const deactivateDriverStmt = sql(`update drivers set active = false, deactivated_at = coalesce(deactivated_at, $2) where driver_id = $1 returning ${DRIVER}`);
+export async function deactivateDriver(db: Sql, driverId: string, at: Date): Promise<DriverRecord | undefined> {
+  return (await db.query<DriverRecord>(deactivateDriverStmt, [driverId, at]))[0];
+}
+
+const anyActive = sql('select exists (select 1 from vehicles where active) as registered');
+/** Whether any vehicle is registered and active (none: the fleet table alone decides what is offered). */
+export async function fleetRegistered(db: Sql): Promise<boolean> {
+  return (await db.query<{ registered: boolean }>(anyActive))[0].registered;
+}
+
+export interface Availability {
+  fleetCode: string;
+  vehicles: number;
+  /** The most jobs of the class running at any instant of the window. */
+  busiest: number;
+}
+
+const availabilityStmt = sql('select fleet_code as "fleetCode", vehicles, busiest from fleet_availability($1, $2)');
+
+/** Per active class: vehicles, and the most jobs running at once within [from, to). Classes with no vehicle are absent. */
+export async function availability(db: Sql, from: Date, to: Date): Promise<Availability[]> {
+  return db.query<Availability>(availabilityStmt, [from, to]);
+}
+
+const roomStmt = sql('select fleet_has_room($1, $2, $3) as room');
+
+/**
+ * Whether one more job of the class fits [from, to), under the class's lock until the transaction ends (so that of
+ * two bookings racing for the last vehicle, the second sees the first).
+ */
+export async function hasRoom(tx: Sql, fleetCode: string, from: Date, to: Date): Promise<boolean> {
+  return (await tx.query<{ room: boolean }>(roomStmt, [fleetCode, from, to]))[0].room;
+}

@@ -1,0 +1,30 @@
+import type { Sql } from '../../data/database';
+import { availability, fleetRegistered } from '../../data/repositories/fleet-repository';
+
+/** How long an instance trusts its knowledge that no vehicle is registered (quoting only: bookings always ask). */
+const REGISTERED_TTL_MS = 5_000;
+
+/**
+ * What production quoting may offer: the classes with a vehicle free for a journey's window. Advisory: a booking
+ * checks again, under the class's lock, in the database (fleet_has_room). With no vehicle registered at all the
+ * fleet table alone decides, and this answers null (no limit).
+ */
+export class FleetCapacity {
+  private registered = false;
+  private knownUntil = 0;
+
+  async freeClasses(db: Sql, from: Date, to: Date): Promise<ReadonlySet<string> | null> {
+    if (Date.now() >= this.knownUntil) {
+      this.registered = await fleetRegistered(db);
+      this.knownUntil = Date.now() + REGISTERED_TTL_MS;
+    }
+    if (!this.registered) return null;
+    const rows = await availability(db, from, to);
+    return new Set(rows.filter((r) => r.busiest < r.vehicles).map((r) => r.fleetCode));
+  }
+
+  /** After a vehicle is registered or withdrawn here, ask again at the next quote. */
+  forget(): void {
+    this.knownUntil = 0;
+  }
+}

@@ -1,0 +1,76 @@
+import type { Sql } from '../../data/database';
+import * as fleet from '../../data/repositories/fleet-repository';
+import { AppError, notFound } from '../../shared/errors';
+import { prefixedId } from '../../shared/ids';
+
+export interface VehicleView {
+  vehicle_id: string;
+  fleet_code: string;
+  plate: string;
+  brand: string;
+  model: string;
+  colour: string;
+  active: boolean;
+  created_at: string;
+}
+
+export interface DriverView {
+  driver_id: string;
+  name: string;
+  phone: string;
+  languages: string[];
+  active: boolean;
+  created_at: string;
+}
+
+const vehicleView = (v: fleet.VehicleRecord): VehicleView => ({
+  vehicle_id: v.vehicleId,
+  fleet_code: v.fleetCode,
+  plate: v.plate,
+  brand: v.brand,
+  model: v.model,
+  colour: v.colour,
+  active: v.active,
+  created_at: new Date(v.createdAt).toISOString(),
+});
+
+const driverView = (d: fleet.DriverRecord): DriverView => ({
+  driver_id: d.driverId,
+  name: d.name,
+  phone: d.phone,
+  languages: d.languages,
+  active: d.active,
+  created_at: new Date(d.createdAt).toISOString(),
+});
+
+export async function registerVehicle(tx: Sql, input: { fleet_code: string; plate: string; brand: string; model: string; colour: string }, now: Date): Promise<VehicleView> {
+  const plate = input.plate.trim().toUpperCase().replace(/\s+/g, ' ');
+  const v = await fleet.insertVehicle(tx, { vehicleId: prefixedId('veh'), fleetCode: input.fleet_code, plate, brand: input.brand, model: input.model.trim(), colour: input.colour.trim(), createdAt: now });
+  if (v === 'plate_taken') throw new AppError('already_exists', 409, `A vehicle with plate ${plate} is already registered.`, { plate });
+  return vehicleView(v);
+}
+
+export async function listVehicles(db: Sql, q: { fleet_code?: string; active?: boolean }): Promise<VehicleView[]> {
+  return (await fleet.listVehicles(db, { fleetCode: q.fleet_code, active: q.active })).map(vehicleView);
+}
+
+export async function deactivateVehicle(tx: Sql, vehicleId: string, now: Date): Promise<VehicleView> {
+  const v = await fleet.deactivateVehicle(tx, vehicleId, now);
+  if (!v) throw notFound(`No vehicle ${vehicleId}.`, { vehicle_id: vehicleId });
+  return vehicleView(v);
+}
+
+export async function registerDriver(tx: Sql, input: { name: string; phone: string; languages?: string[] }, now: Date): Promise<DriverView> {
+  const d = await fleet.insertDriver(tx, { driverId: prefixedId('drv'), name: input.name.trim(), phone: input.phone.trim(), languages: [...new Set(input.languages ?? [])], createdAt: now });
+  return driverView(d);
+}
+
+export async function listDrivers(db: Sql, q: { active?: boolean }): Promise<DriverView[]> {
+  return (await fleet.listDrivers(db, q)).map(driverView);
+}
+
+export async function deactivateDriver(tx: Sql, driverId: string, now: Date): Promise<DriverView> {
+  const d = await fleet.deactivateDriver(tx, driverId, now);
+  if (!d) throw notFound(`No driver ${driverId}.`, { driver_id: driverId });
+  return driverView(d);
+}

@@ -1,0 +1,61 @@
+import * as registry from '../../../domain/fleet/registry';
+import * as dispatch from '../../../domain/fleet/dispatch';
+import type { OpsHandler } from './types';
+
+// Registering or withdrawing a vehicle changes what quoting may offer: this instance asks again at the next quote.
+export const createVehicle: OpsHandler<'createVehicle'> = async (call, ctx) => ({
+  status: 201,
+  body: (await registry.registerVehicle(await ctx.tx(), call.body, ctx.deps.clock.now())) as never,
+  afterCommit: () => ctx.deps.fleet.forget(),
+});
+
+export const listVehicles: OpsHandler<'listVehicles'> = async (call, ctx) => ({
+  status: 200,
+  body: { data: (await registry.listVehicles(ctx.sql, call.query)) as never },
+});
+
+export const deactivateVehicle: OpsHandler<'deactivateVehicle'> = async (call, ctx) => ({
+  status: 200,
+  body: (await registry.deactivateVehicle(await ctx.tx(), call.params.vehicle_id, ctx.deps.clock.now())) as never,
+  afterCommit: () => ctx.deps.fleet.forget(),
+});
+
+export const createDriver: OpsHandler<'createDriver'> = async (call, ctx) => ({
+  status: 201,
+  body: await registry.registerDriver(await ctx.tx(), call.body, ctx.deps.clock.now()),
+});
+
+export const listDrivers: OpsHandler<'listDrivers'> = async (call, ctx) => ({ status: 200, body: { data: await registry.listDrivers(ctx.sql, call.query) } });
+
+export const deactivateDriver: OpsHandler<'deactivateDriver'> = async (call, ctx) => ({
+  status: 200,
+  body: await registry.deactivateDriver(await ctx.tx(), call.params.driver_id, ctx.deps.clock.now()),
+});
+
+export const listJobs: OpsHandler<'listJobs'> = async (call, ctx) => {
+  const q = call.query;
+  const data = await dispatch.listJobs(ctx.sql, { date: q.date, status: q.status, bookingRef: q.booking_ref, orderId: q.order_id, limit: Number(q.limit ?? 200) }, ctx.deps.clock.now());
+  return { status: 200, body: { data: data as never } };
+};
+
+export const getJob: OpsHandler<'getJob'> = async (call, ctx) => ({ status: 200, body: (await dispatch.getJob(ctx.sql, call.params.job_id)) as never });
+
+export const assignJob: OpsHandler<'assignJob'> = async (call, ctx) => ({
+  status: 200,
+  body: (await dispatch.assignJob(await ctx.tx(), call.params.job_id, call.body, ctx.deps.clock.now())) as never,
+});
+
+export const reportJobLocation: OpsHandler<'reportJobLocation'> = async (call, ctx) => ({
+  status: 202,
+  body: await dispatch.reportLocation(await ctx.tx(), call.params.job_id, call.body, ctx.deps.clock.now()),
+});
+
+export const reportNoShow: OpsHandler<'reportNoShow'> = async (call, ctx) => ({
+  status: 200,
+  body: (await dispatch.reportNoShow(await ctx.tx(), call.params.job_id, call.body.note, ctx.deps.clock.now())) as never,
+});
+
+export const completeJob: OpsHandler<'completeJob'> = async (call, ctx) => ({
+  status: 200,
+  body: (await dispatch.completeJob(await ctx.tx(), call.params.job_id, ctx.deps.clock.now())) as never,
+});
