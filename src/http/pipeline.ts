@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, invalidRequest, serviceUnavailable } from '../shared/errors';
 import { requestId as newRequestId } from '../shared/ids';
@@ -8,7 +9,7 @@ import { isStaleCredentials } from '../data/repositories/partners-repository';
 import type { Deps } from '../deps';
 import { decodeBody } from './decode';
 import type { Surface } from './surface';
-import { RequestContext, type HandlerResult } from './types';
+import { RequestContext, type Document, type HandlerResult } from './types';
 
 class PayloadTooLarge extends AppError {
   constructor(limit: number) {
@@ -59,7 +60,8 @@ function auditRequestBody(ctx: RequestContext): string | null {
   return jsonbText(mayHoldSecrets(decoded.text) ? redactBody(decoded.value) : decoded.value);
 }
 
-function auditResponseBody(text: string): string | null {
+function auditResponseBody(text: string, document?: Document): string | null {
+  if (document) return jsonbText({ $document: document.contentType, bytes: document.bytes.length, sha256: createHash('sha256').update(document.bytes).digest('hex') });
   if (!text) return null;
   if (!mayHoldSecrets(text)) return text;
   return jsonbText(redactBody(JSON.parse(text)));
@@ -149,7 +151,7 @@ export function pipeline(surface: Surface, deps: Deps) {
 
     function finish(r: HandlerResult): Sent {
       const headers: Record<string, string> = { 'X-Request-Id': requestId, ...(surface.commonHeaders?.(ctx) ?? {}), ...(r.headers ?? {}) };
-      const text = r.rawBody ?? (r.body === undefined ? '' : JSON.stringify(r.body));
+      const text = r.document ? '' : (r.rawBody ?? (r.body === undefined ? '' : JSON.stringify(r.body)));
       return { ...r, headers, text };
     }
 
@@ -167,7 +169,7 @@ export function pipeline(surface: Surface, deps: Deps) {
         requestHeaders: jsonbText(redactHeaders(req.headers))!,
         requestBody: auditRequestBody(ctx),
         responseHeaders: jsonbText(redactHeaders(s.headers))!,
-        responseBody: auditResponseBody(s.text),
+        responseBody: auditResponseBody(s.text, s.document),
         durationMs: msSince(started),
       };
       const write = combine(s.write, ...ctx.owed, surface.owedAtCommit?.(ctx));
@@ -197,6 +199,13 @@ const msSince = (t: bigint) => Number((process.hrtime.bigint() - t) / 1_000_000n
 function send(res: ServerResponse, r: Sent): void {
   res.statusCode = r.status;
   for (const [k, v] of Object.entries(r.headers)) res.setHeader(k, v);
+  if (r.document) {
+    res.setHeader('Content-Type', r.document.contentType);
+    res.setHeader('Content-Length', r.document.bytes.length);
+    res.setHeader('Cache-Control', r.document.cacheSeconds ? `public, max-age=${r.document.cacheSeconds}` : 'no-store');
+    res.end(r.document.bytes);
+    return;
+  }
   if (r.text) {
     res.setHeader('Content-Type', 'application/json; charset=utf-8');
     res.setHeader('Content-Length', Buffer.byteLength(r.text));

@@ -186,7 +186,7 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
   }
 
   function respond(ctx: RequestContext, route: Route, r: HandlerResult): HandlerResult {
-    if (r.rawBody !== undefined) return r;
+    if (r.rawBody !== undefined || r.document) return r;
     const body = opts.decorate && r.body !== undefined && r.status < 400 ? opts.decorate(ctx, r.body) : r.body;
     const out: HandlerResult = { ...r, body };
     if (deps.config.responseValidation !== 'off' && body !== undefined) {

@@ -27,12 +27,24 @@ export interface OperationCall<Body = unknown, Params = Record<string, string>, 
   body: Body;
 }
 
+export interface Document {
+  contentType: string;
+  bytes: Buffer;
+  /** Cacheable for this long (static assets); otherwise no-store. */
+  cacheSeconds?: number;
+}
+
 export interface HandlerResult {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
   /** Sent verbatim instead of serialising `body` (idempotent replays are byte for byte). */
   rawBody?: string;
+  /**
+   * A document instead of JSON (a page, a script, the contract itself): sent with its own content type. The audit
+   * row keeps its content type, size and SHA-256, not its bytes.
+   */
+  document?: Document;
   /** Committed with this request's audit row in one statement (see data/write.ts). */
   write?: Write;
   /** When `write` is guarded and did not happen, or failed on a conflict: produces the real answer. */
