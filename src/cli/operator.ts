@@ -289,7 +289,7 @@ export async function run(argv: string[], io: Io): Promise<number> {
     .option('--path <prefix>', 'entries whose path starts with this')
     .option('--partner <partner_id>', "one partner's entries")
     .option('--request-id <id>', 'one request')
-    .option('--surface <surface>', 'transfers, ops, marketplace, webhooks or none')
+    .option('--surface <surface>', 'transfers, console, ops, ops-console, marketplace, webhooks or none')
     .option('--direction <direction>', 'inbound (requests we answered) or outbound (calls we made)')
     .option('--from <time>', 'entries at or after this time (ISO 8601)')
     .option('--to <time>', 'entries before this time (ISO 8601)')

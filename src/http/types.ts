@@ -2,7 +2,7 @@ import type { OpenTx, Sql, Tx } from '../data/database';
 import type { Write } from '../data/write';
 import type { Deps } from '../deps';
 
-export type SurfaceName = 'transfers' | 'ops' | 'marketplace' | 'none';
+export type SurfaceName = 'transfers' | 'console' | 'ops' | 'ops-console' | 'marketplace' | 'webhooks' | 'none';
 export type Env = 'sandbox' | 'production';
 
 export interface AuthenticatedPartner {
