@@ -75,12 +75,12 @@ async function seed(knex: Knex.Transaction, partnerId: string, size: GrowthSize,
     await run(
       `insert into bookings (booking_ref, partner_id, env, partner_reference, quote_id, offer_id, status, vehicle, vehicle_code, vehicle_name, amount_minor, currency,
                              pickup, dropoff, pickup_datetime, pickup_at, journey_type, adults, luggage, passenger, flight_number, meeting_instructions, emergency_phone,
-                             request_id, created_at)
+                             request_id, created_at, event_seq)
        select upper(substr(md5(:tag || '-booking-' || g), 1, 10)), :partner, 'production', upper(:tag) || '-' || g, md5(:tag || '-quote-' || g), md5(:tag || '-offer-' || g || '-0'), 'confirmed',
               'standard_car', 'standard_car', 'Standard Car or similar', 6380, 'USD',
               '{"name": "Bandaranaike International Airport", "iata": "CMB", "lat": 7.17, "lon": 79.88}'::jsonb, '{"name": "Kandy", "lat": 7.29, "lon": 80.63}'::jsonb,
               '2026-12-01T09:30:00+05:30', now() + (g % 300) * interval '1 day', 'arrival', 2, 2, '{"first_name": "Seed", "last_name": "Passenger"}'::jsonb, 'UL504',
-              'Meet at arrivals.', '+94 11 234 5678', 'req_' || :tag || '_' || g, now() - (g % 30) * interval '1 day'
+              'Meet at arrivals.', '+94 11 234 5678', 'req_' || :tag || '_' || g, now() - (g % 30) * interval '1 day', 1
        from generate_series(:from::int, :to::int) g`,
       from,
       to,
@@ -100,6 +100,14 @@ async function seed(knex: Knex.Transaction, partnerId: string, size: GrowthSize,
       from,
       to,
     );
-    log(`  bookings: ${to.toLocaleString('en-US')} / ${size.bookings.toLocaleString('en-US')} (with jobs and idempotency keys)`);
+    await run(
+      `insert into webhook_events (event_id, partner_id, env, type, booking_ref, sequence, payload, created_at)
+       select 'evt_' || substr(md5(:tag || '-event-' || g), 1, 24), :partner, 'production', 'booking.confirmed', upper(substr(md5(:tag || '-booking-' || g), 1, 10)), 1,
+              json_build_object('id', 'evt_' || substr(md5(:tag || '-event-' || g), 1, 24), 'type', 'booking.confirmed'), now() - (g % 30) * interval '1 day'
+       from generate_series(:from::int, :to::int) g`,
+      from,
+      to,
+    );
+    log(`  bookings: ${to.toLocaleString('en-US')} / ${size.bookings.toLocaleString('en-US')} (with jobs, idempotency keys and webhook events)`);
   }
 }

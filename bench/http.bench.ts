@@ -21,14 +21,17 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config/env';
-import { makeKnex } from '../src/data/knex';
+import { makeKnex, migrateLatest } from '../src/data/knex';
+import { createPartner } from '../src/domain/partners/partners';
 import { Database } from '../src/data/database';
 import { startServer } from '../src/server';
 import { systemClock } from '../src/shared/clock';
 import { signMarketplaceRequest } from '../src/shared/signing/marketplace-signature';
 import { startMarketplaceSim } from '../simulators/marketplace/app';
 import { HttpMarketplaceClient } from '../src/adapters/marketplace/http-marketplace-client';
-import { deliverDueOnce } from '../src/domain/outbox/worker';
+import { deliverChannelOnce, deliverDueOnce } from '../src/domain/outbox/worker';
+import { webhookChannel } from '../src/domain/webhooks/delivery';
+import { HttpWebhookSender } from '../src/adapters/webhooks/http-webhook-sender';
 import { runRetention } from '../src/retention';
 import type { LoadOutcome, LoadSpec } from './load-generator';
 import type { CeilingResult } from './ceiling';
@@ -200,6 +203,12 @@ async function storage(kind: 'postgres' | 'embedded', opts: BenchOptions): Promi
     };
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lanka-bench-'));
+  // On an empty embedded database the first start seeds a demo fleet, which would limit production bookings by its
+  // 11 vehicles; PostgreSQL starts with no fleet. A partner made before the first start keeps the two alike.
+  const seed = makeKnex(loadConfig({ DATA_DIR: path.join(dir, 'service'), LOG_LEVEL: 'silent' }));
+  await migrateLatest(seed);
+  await createPartner(new Database(seed), { name: 'Bench (made before the first start)' });
+  await seed.destroy();
   return {
     env: { DATA_DIR: path.join(dir, 'service') },
     ceilingDb: { kind: 'embedded', dir: path.join(dir, 'ceiling') },
@@ -371,7 +380,7 @@ async function grow(
   // Every statement of every path, explained on the grown tables.
   const mp = await startMarketplaceSim({ userId: '1001', privateKey: MP_KEY, port: 0 });
   const inProcess = await startServer({
-    config: loadConfig({ ...store.env, NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', OPERATOR_TOKEN, DATA_DIR: 'memory://', MARKETPLACE_URL: mp.url, MARKETPLACE_USER_ID: '1001', MARKETPLACE_PRIVATE_KEY: MP_KEY, MARKETPLACE_CALLBACK_TOKEN: 'bench-callback-token', MARKETPLACE_IN_URL: MP_IN_URL }),
+    config: loadConfig({ ...store.env, NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', OPERATOR_TOKEN, DATA_DIR: 'memory://', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', MARKETPLACE_URL: mp.url, MARKETPLACE_USER_ID: '1001', MARKETPLACE_PRIVATE_KEY: MP_KEY, MARKETPLACE_CALLBACK_TOKEN: 'bench-callback-token', MARKETPLACE_IN_URL: MP_IN_URL }),
     db: knex,
     clock: systemClock,
     outboxWorker: false,
@@ -385,7 +394,10 @@ async function grow(
       operatorToken: OPERATOR_TOKEN,
       marketplace: { inUrl: MP_IN_URL, privateKey: MP_KEY, callbackToken: 'bench-callback-token', mount: '/marketplace' },
       seedOrder: async (order) => void mp.sim.seedOrder(order as never),
-      deliver: () => deliverDueOnce(inProcess.deps, client, { baseDelayMs: 1 }),
+      deliver: async () => {
+        await deliverDueOnce(inProcess.deps, client, { baseDelayMs: 1 });
+        await deliverChannelOnce(inProcess.deps, webhookChannel(inProcess.deps, new HttpWebhookSender({ timeoutMs: 2000, resolve: inProcess.deps.resolveHost })));
+      },
       retention: () => runRetention(inProcess.deps),
     });
     plans = await sequentialScans(new Database(knex), recording.stop(), 1000);

@@ -114,7 +114,9 @@ export async function exerciseEveryPath(s: Surfaces): Promise<void> {
     return r.body as any; // eslint-disable-line @typescript-eslint/no-explicit-any
   };
 
-  // Operators: partners, keys, vocabulary.
+  // Operators: the token (a wrong one is counted, a right one clears the count), partners, keys, vocabulary.
+  must(await call('GET', '/ops/v1/ping', { headers: { Authorization: 'Bearer op_wrong_plan_check_token' } }), 401);
+  must(await call('GET', '/ops/v1/ping', { op: true }), 200);
   const partner = must(await call('POST', '/ops/v1/partners', { op: true, body: { name: 'Plan Check Travel', currency: 'EUR' } }), 201);
   const pid = partner.partner_id;
   const test = must(await call('POST', `/ops/v1/partners/${pid}/keys`, { op: true, body: { env: 'sandbox' } }), 201);
@@ -126,6 +128,13 @@ export async function exerciseEveryPath(s: Surfaces): Promise<void> {
   must(await call('GET', `/ops/v1/partners/${pid}/vehicle-codes`, { op: true }), 200);
   must(await call('POST', `/ops/v1/partners/${pid}/pause`, { op: true }), 200);
   must(await call('POST', `/ops/v1/partners/${pid}/resume`, { op: true }), 200);
+
+  // Webhooks: a sandbox endpoint (the service must allow private targets: WEBHOOKS_ALLOW_PRIVATE_TARGETS=true), so
+  // that every sandbox change below enqueues a delivery; s.deliver() attempts them.
+  const hook = must(await call('POST', '/transfers/v1/webhook_endpoints', { key: test.key, body: { url: 'http://127.0.0.1:9/hooks' } }), 201);
+  must(await call('GET', '/transfers/v1/webhook_endpoints', { key: test.key }), 200);
+  must(await call('POST', `/transfers/v1/webhook_endpoints/${hook.id}/test`, { key: test.key }), 202);
+  must(await call('POST', `/transfers/v1/webhook_endpoints/${hook.id}/rotate_secret`, { key: test.key }), 200);
 
   // Partners: every operation, every booking outcome.
   const pickup = `${new Date(Date.now() + 10 * 86400_000).toISOString().slice(0, 10)}T09:30:00+05:30`;
@@ -152,6 +161,9 @@ export async function exerciseEveryPath(s: Surfaces): Promise<void> {
       must(await call('POST', '/transfers/v1/test_helpers/account/pause', { key }), 200);
       must(await call('POST', '/transfers/v1/test_helpers/account/resume', { key }), 200);
     }
+    const events = must(await call('GET', '/transfers/v1/events?limit=2', { key }), 200);
+    must(await call('GET', `/transfers/v1/events?type=booking.cancelled&after=${events.data[0].id}`, { key }), 200);
+    must(await call('POST', `/transfers/v1/events/${events.data[0].id}/redeliver`, { key }), 202);
   }
 
   // The marketplace: supplier calls, orders, callbacks.
@@ -176,6 +188,12 @@ export async function exerciseEveryPath(s: Surfaces): Promise<void> {
   await s.deliver();
   const outbox = must(await call('GET', '/ops/v1/outbox?status=pending&limit=10', { op: true }), 200);
   must(await call('GET', `/ops/v1/outbox?order_id=${orderId}`, { op: true }), 200);
+  for (const q of ['status=attention&kind=webhook', `partner_id=${pid}`, `endpoint_id=${hook.id}&status=retrying`]) must(await call('GET', `/ops/v1/outbox?${q}`, { op: true }), 200);
+  must(await call('GET', `/ops/v1/webhook_endpoints?partner_id=${pid}`, { op: true }), 200);
+  must(await call('GET', '/ops/v1/webhook_endpoints?status=disabled&env=sandbox', { op: true }), 200);
+  must(await call('POST', `/ops/v1/webhook_endpoints/${hook.id}/disable`, { op: true, body: { reason: 'plan check' } }), 200);
+  must(await call('POST', `/ops/v1/webhook_endpoints/${hook.id}/enable`, { op: true }), 200);
+  must(await call('DELETE', `/transfers/v1/webhook_endpoints/${hook.id}`, { key: test.key }), 200);
   const any = must(await call('GET', '/ops/v1/outbox?limit=1', { op: true }), 200);
   if (any.data[0] && any.data[0].status !== 'delivered') must(await call('POST', `/ops/v1/outbox/${any.data[0].id}/retry`, { op: true }), 200);
   void outbox;

@@ -100,7 +100,7 @@ export function svgChart(r: BenchReport): string {
   r.databases.forEach((d, j) => {
     out.push(`<rect x="${left + j * 260}" y="${legendY - 10}" width="12" height="12" fill="${colours[j % 2]}"/><text x="${left + j * 260 + 18}" y="${legendY}" font-size="12">${esc(d.label)}</text>`);
   });
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${legendY + 16}" font-family="sans-serif" role="img" aria-label="Benchmark ratios">\n<rect width="100%" height="100%" fill="white"/>\n${out.join('\n')}\n</svg>\n`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width + 20}" height="${legendY + 16}" font-family="sans-serif" role="img" aria-label="Benchmark ratios">\n<rect width="100%" height="100%" fill="white"/>\n${out.join('\n')}\n</svg>\n`;
 }
 
 export function writeResults(r: BenchReport, engine?: { output: string; exitCode: number | null }): void {

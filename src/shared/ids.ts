@@ -1,4 +1,4 @@
-import { randomFillSync, randomInt } from 'node:crypto';
+import { randomBytes, randomFillSync, randomInt } from 'node:crypto';
 
 /**
  * Random bytes from a pool refilled 4 KiB at a time: the same CSPRNG as randomBytes, without a system call per id
@@ -15,8 +15,16 @@ function random(n: number): Buffer {
   return pool.subarray(used - n, used);
 }
 
-/** 32 lowercase hex characters (128 random bits): quote and offer ids. */
-export const hex32 = (): string => random(16).toString('hex');
+/**
+ * The time in milliseconds as 12 hex characters, leading ids that are stored in large indexes (quotes, offers, the
+ * audit log's request ids, events), as UUIDv7 does: new keys land at the right edge of their index instead of on a
+ * random page of it, so an index that outgrows memory still takes inserts without reading (and, after a checkpoint,
+ * logging) a cold page for each.
+ */
+const timeHex = (): string => Date.now().toString(16).padStart(12, '0');
+
+/** 32 lowercase hex characters: the time (48 bits), then 80 random bits. Quote and offer ids. */
+export const hex32 = (): string => timeHex() + random(10).toString('hex');
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const LOWER_ALNUM = '0123456789abcdefghijklmnopqrstuvwxyz';
@@ -35,6 +43,11 @@ export const prefixedId = (prefix: string): string => `${prefix}_${randomString(
 export const keyId = (): string => randomString(LOWER_ALNUM, 12);
 /** 40 base62 characters ≈ 238 bits: brute force is out of reach, so a fast hash is enough. */
 export const keySecret = (): string => randomString(BASE62, 40);
-export const requestId = (): string => `req_${random(12).toString('hex')}`;
+/** `req_`, the time and 48 random bits (24 hex characters). */
+export const requestId = (): string => `req_${timeHex()}${random(6).toString('hex')}`;
 /** 8 characters of a 30-letter alphabet: 6.5e11 values; uniqueness is enforced by the database. */
 export const bookingRef = (): string => randomString(BOOKING_REF_ALPHABET, 8);
+/** `evt_`, the time and 48 random bits (24 hex characters): webhook events, drawn on the booking path (no system call). */
+export const eventId = (): string => `evt_${timeHex()}${random(6).toString('hex')}`;
+/** A Standard Webhooks signing secret: `whsec_` and the base64 of 32 random bytes. */
+export const webhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
