@@ -1,7 +1,7 @@
 // `npm test`: every jest phase in order, on the database selected by DATABASE_URL (unset: embedded PGlite).
 //   1. unit   2. integration   3. contract consumers (contracts/pacts cleared first: pact files merge)
-//   4. contract verifications (need the pacts from 3)   5. end-to-end   6. fuzzing (FUZZ_RUNS, default 2,000)
-//   7. faults against the real process (short; FAULTS_SHORT=0 for the full suite)
+//   4. contract verifications (need the pacts from 3)   5. end-to-end   6. browser (headless Chromium)
+//   7. fuzzing (FUZZ_RUNS, default 2,000)   8. faults against the real process (short; FAULTS_SHORT=0 for the full suite)
 // Extra arguments go to every phase (e.g. a path filter). Each phase's JSON result goes to .jest-results/,
 // and the last line is "N passed, N failed" over all phases.
 const { spawnSync } = require('node:child_process');
@@ -20,6 +20,8 @@ const phases = [
   { name: 'contract-consumer', projects: ['contract-consumer'], before: () => fs.rmSync(path.join(root, 'contracts/pacts'), { recursive: true, force: true }) },
   { name: 'contract-verify', projects: ['contract-verify'] },
   { name: 'e2e', projects: ['e2e'], extra: ['--runInBand'] },
+  // The consoles in headless Chromium (/usr/bin/chromium; .ci/run installs it).
+  { name: 'browser', projects: ['browser'], extra: ['--runInBand'] },
   // Property-based fuzzing of every surface: FUZZ_RUNS cases (2,000 here; `npm run test:fuzz` runs 20,000).
   { name: 'fuzz', projects: ['fuzz'], extra: ['--runInBand'] },
   // Faults against the real service process (dist/, built first): the short version here; `npm run test:faults`

@@ -3,7 +3,7 @@ const path = require('node:path');
 const root = path.resolve(__dirname, '..');
 // ESM-only transitive deps (msw 2.15: rettime, until-async, @open-draft; pact 16.5: https-proxy-agent,
 // agent-base, proxy-agent-negotiate) are transpiled, since jest runs CommonJS here.
-const esmOnly = ['rettime', 'until-async', '@open-draft', 'https-proxy-agent', 'agent-base', 'proxy-agent-negotiate'];
+const esmOnly = ['marked', 'rettime', 'until-async', '@open-draft', 'https-proxy-agent', 'agent-base', 'proxy-agent-negotiate'];
 const base = {
   rootDir: root,
   testEnvironment: 'node',
@@ -25,6 +25,8 @@ module.exports = {
     { ...base, displayName: 'contract-consumer', testMatch: ['<rootDir>/test/contract/**/*.pact.test.ts'] },
     { ...base, displayName: 'contract-verify', testMatch: ['<rootDir>/test/contract/**/*.verify.test.ts'] },
     { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'] },
+    // Pages in headless Chromium (Debian's, driven by playwright-core); screenshots go to test-artifacts/.
+    { ...base, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.browser.test.ts'] },
     { ...base, displayName: 'fuzz', testMatch: ['<rootDir>/test/fuzz/**/*.fuzz.test.ts'] },
     { ...base, displayName: 'faults', testMatch: ['<rootDir>/test/faults/**/*.fault.test.ts'] },
   ],

@@ -4,6 +4,10 @@ import { randomBytes } from 'node:crypto';
 import { Command, CommanderError, Option } from 'commander';
 import { apiBaseUrl, createPartnerClient, type FetchLike, type RetryPolicy } from './client';
 import { certificationFlows, type FlowContext, type RequirementResult } from './flows';
+import { escapeHtml, REPORT_CSS } from './report-html';
+import { renderTrafficSummary, trafficReport, TrafficReportError } from './traffic-report';
+
+export { escapeHtml };
 
 export const DEFAULT_BASE_URL = 'http://localhost:3000';
 export const REPORT_JSON = 'certification-report.json';
@@ -13,10 +17,11 @@ export const REPORT_HTML = 'certification-report.html';
 export const NOT_COVERED = [
   'partner_paused is provoked with the sandbox pause helper (or checked on an operator-paused account with --paused-key).',
   'Real 30-minute expiry is not waited for: expiry is provoked with the sandbox test helper.',
-  '503, in-progress 409 and network failures cannot be provoked on the service; the retry requirements exercise this client against local fake servers.',
-  '429 rate_limited (reserved, not issued today), 413 payload_too_large and 400 validation details are not exercised.',
+  '503, 429, the in-progress 409 and slow answers are the deployment\'s simulated faults (Sandbox-Simulate), not real outages; a network failure is a closed local port.',
+  '413 payload_too_large and 400 validation details are not exercised.',
   'Production keys, go-live and key rotation are not exercised: certification runs on sandbox only.',
   'Load, concurrency and latency are not measured.',
+  'Webhooks: only the first retry (after 5 s) is waited for; the later ones (5 min to 10 h), the 3-day disable and secret rotation are not.',
 ];
 
 export interface CertifyOptions {
@@ -30,6 +35,8 @@ export interface CertifyOptions {
   retryPolicy?: RetryPolicy;
   /** Called with each progress line as requirements finish. */
   onProgress?: (line: string) => void;
+  /** The webhook receiver's port, and the URL that reaches it from the service (default: its local address). */
+  webhooks?: { port?: number; publicUrl?: string };
 }
 
 export interface Report {
@@ -106,12 +113,14 @@ export async function certify(opts: CertifyOptions): Promise<Report> {
   const requirements: RequirementResult[] = [];
   const ctx: FlowContext = {
     baseUrl,
+    apiKey: opts.key,
     clientFor,
     pausedKey: opts.pausedKey,
     runId,
     serverNow,
     fetch: opts.fetch,
     retryPolicy: opts.retryPolicy,
+    webhooks: opts.webhooks,
     onRequirement: (r) => {
       requirements.push(r);
       say(progressLine(requirements.length, r));
@@ -160,42 +169,6 @@ export function renderSummary(report: Report): string {
   return lines.join('\n');
 }
 
-export function escapeHtml(value: unknown): string {
-  return String(value ?? '').replace(/[&<>"']/g, (ch) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[ch]!);
-}
-
-const CSS = `
-*{box-sizing:border-box}
-body{margin:0;padding:32px;font:14px/1.45 -apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#1f2328;background:#f6f8fa}
-main{max-width:1160px;margin:0 auto;background:#fff;border:1px solid #d0d7de;border-radius:8px;padding:28px 32px}
-h1{font-size:22px;margin:0 0 4px}
-h2{font-size:16px;margin:28px 0 10px}
-.sub{color:#57606a;margin:0 0 20px}
-.verdict{display:inline-block;font-weight:700;padding:4px 12px;border-radius:999px;font-size:13px;letter-spacing:.04em}
-.verdict.passed{background:#dafbe1;color:#116329;border:1px solid #4ac26b}
-.verdict.failed{background:#ffebe9;color:#a40e26;border:1px solid #ff8182}
-dl.meta{display:grid;grid-template-columns:max-content 1fr;gap:4px 16px;margin:16px 0}
-dl.meta dt{color:#57606a}dl.meta dd{margin:0;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:13px}
-.counts{display:flex;gap:12px;margin:18px 0 8px}
-.count{flex:1;border:1px solid #d0d7de;border-radius:6px;padding:10px 14px}
-.count b{display:block;font-size:24px}
-.count.pass b{color:#1a7f37}.count.fail b{color:#cf222e}.count.skip b{color:#9a6700}
-table{width:100%;border-collapse:collapse;font-size:13px;table-layout:fixed}
-col.n{width:36px}col.r{width:64px}col.q{width:27%}col.d{width:24%}col.t{width:76px}
-td code{overflow-wrap:anywhere}
-th{text-align:left;background:#f6f8fa;border-bottom:1px solid #d0d7de;padding:8px;white-space:nowrap}
-td{border-bottom:1px solid #eaeef2;padding:8px;vertical-align:top;overflow-wrap:anywhere}
-tr.fail td{background:#fff5f5}
-.badge{display:inline-block;min-width:44px;text-align:center;font-weight:700;font-size:11px;padding:2px 6px;border-radius:4px}
-.badge.pass{background:#dafbe1;color:#116329}.badge.fail{background:#ffebe9;color:#a40e26}.badge.skip{background:#fff8c5;color:#7d4e00}
-code{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:12px}
-.rid{color:#57606a}
-ul.ev{margin:0;padding-left:16px}ul.ev li{margin:0 0 2px}
-.num{text-align:right;white-space:nowrap;color:#57606a}
-.detail{color:#57606a}tr.fail .detail{color:#a40e26}
-ul.nc{color:#57606a;padding-left:20px}
-`;
-
 export function renderHtml(report: Report): string {
   const e = escapeHtml;
   const rows = report.requirements
@@ -221,7 +194,7 @@ export function renderHtml(report: Report): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>Partner certification: ${e(report.result)} (${e(report.run_id)})</title>
-<style>${CSS}</style>
+<style>${REPORT_CSS}</style>
 </head>
 <body>
 <main>
@@ -266,7 +239,11 @@ export async function main(argv: string[] = process.argv, out: Pick<Console, 'lo
     .option('--base-url <url>', 'service address', DEFAULT_BASE_URL)
     .addOption(new Option('--key <key>', 'sandbox API key (svc_sk_test_…)').env('PARTNER_API_KEY').makeOptionMandatory())
     .addOption(new Option('--paused-key <key>', 'sandbox key of an account an operator paused (default: the sandbox pause helper)').env('PARTNER_PAUSED_KEY'))
-    .option('--out <dir>', 'directory for certification-report.json and .html', process.cwd())
+    .option('--out <dir>', 'directory for the reports (certification-report.* or integration-report.*)', process.cwd())
+    .option('--webhook-port <port>', 'port of the webhook receiver (default: any free port)')
+    .option('--webhook-url <url>', 'a public URL that reaches the receiver, when the service cannot reach this machine directly')
+    .option('--traffic', "grade your own integration from your sandbox traffic instead (GET /test_helpers/integration_report); runs no flows")
+    .option('--since <time>', 'with --traffic: grade requests since this time (ISO 8601; default the last 7 days)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => out.log(s.trimEnd()), writeErr: (s) => out.error(s.trimEnd()) });
   try {
@@ -275,9 +252,24 @@ export async function main(argv: string[] = process.argv, out: Pick<Console, 'lo
     if (err instanceof CommanderError) return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : 2;
     throw err;
   }
-  const o = program.opts<{ baseUrl: string; key: string; pausedKey?: string; out: string }>();
+  const o = program.opts<{ baseUrl: string; key: string; pausedKey?: string; out: string; traffic?: boolean; since?: string; webhookPort?: string; webhookUrl?: string }>();
+  if (o.traffic) {
+    try {
+      const report = await trafficReport({ baseUrl: o.baseUrl, key: o.key, since: o.since, outDir: o.out, onProgress: (l) => out.log(l) });
+      out.log(renderTrafficSummary(report));
+      return report.summary.fail === 0 ? 0 : 1;
+    } catch (err) {
+      if (err instanceof TrafficReportError) {
+        out.error(err.message);
+        return o.key.startsWith('svc_sk_live_') ? 2 : 1;
+      }
+      out.error(new ServiceUnreachableError(apiBaseUrl(o.baseUrl), err).message);
+      return 1;
+    }
+  }
+  const webhooks = { port: o.webhookPort ? Number(o.webhookPort) : undefined, publicUrl: o.webhookUrl };
   try {
-    const report = await certify({ baseUrl: o.baseUrl, key: o.key, pausedKey: o.pausedKey, outDir: o.out, onProgress: (l) => out.log(l) });
+    const report = await certify({ baseUrl: o.baseUrl, key: o.key, pausedKey: o.pausedKey, outDir: o.out, webhooks, onProgress: (l) => out.log(l) });
     out.log(renderSummary(report));
     return report.result === 'passed' ? 0 : 1;
   } catch (err) {

@@ -12,6 +12,10 @@ export type Booking = Schemas['Booking'];
 export type ExpiredOffer = Schemas['ExpiredOffer'];
 export type SandboxAccount = Schemas['SandboxAccount'];
 export type ErrorEnvelope = Schemas['Error'];
+export type WebhookEndpointWithSecret = Schemas['WebhookEndpointWithSecret'];
+export type WebhookEndpoint = Schemas['WebhookEndpoint'];
+export type WebhookEvent = Schemas['WebhookEvent'];
+export type EventList = Schemas['EventList'];
 export type ErrorCode = ErrorEnvelope['error']['code'];
 
 /** What openapi-fetch calls: globalThis.fetch fits, and so does any wrapper of it. */
@@ -42,6 +46,10 @@ export interface BookingOptions {
   idempotencyKey?: string;
 }
 
+/** A sandbox fault the service can simulate on any request (the Sandbox-Simulate header). */
+export type SimulatedFault = 'service_unavailable' | 'rate_limited' | 'idempotency_in_progress' | 'slow';
+export type IntegrationReport = Schemas['IntegrationReport'];
+
 export interface PartnerClient {
   readonly baseUrl: string;
   ping(): Promise<ApiResult<Ping>>;
@@ -56,6 +64,13 @@ export interface PartnerClient {
   /** Sandbox only: sandbox quotes decline partner_paused until resumed. */
   pauseSandbox(): Promise<ApiResult<SandboxAccount>>;
   resumeSandbox(): Promise<ApiResult<SandboxAccount>>;
+  /** Sandbox only: this partner's integration graded from its own sandbox traffic. */
+  integrationReport(since?: string): Promise<ApiResult<IntegrationReport>>;
+  createWebhookEndpoint(body: Schemas['WebhookEndpointRequest']): Promise<ApiResult<WebhookEndpointWithSecret>>;
+  deleteWebhookEndpoint(endpointId: string): Promise<ApiResult<WebhookEndpoint>>;
+  /** Sends a ping to the endpoint. */
+  testWebhookEndpoint(endpointId: string): Promise<ApiResult<WebhookEvent>>;
+  listEvents(query?: { after?: string; type?: WebhookEvent['type']; limit?: number }): Promise<ApiResult<EventList>>;
 }
 
 export const API_ROOT = '/transfers/v1';
@@ -131,6 +146,54 @@ export function createPartnerClient(opts: PartnerClientOptions): PartnerClient {
     async resumeSandbox() {
       return result<SandboxAccount>('POST', '/test_helpers/account/resume', await api.POST('/test_helpers/account/resume', { signal: signal() }));
     },
+    async integrationReport(since) {
+      const r = await api.GET('/test_helpers/integration_report', { params: { query: since ? { since } : {} }, signal: signal() });
+      return result<IntegrationReport>('GET', `/test_helpers/integration_report${since ? `?since=${encodeURIComponent(since)}` : ''}`, r);
+    },
+    async createWebhookEndpoint(body) {
+      return result<WebhookEndpointWithSecret>('POST', '/webhook_endpoints', await api.POST('/webhook_endpoints', { body, signal: signal() }));
+    },
+    async deleteWebhookEndpoint(endpointId) {
+      const r = await api.DELETE('/webhook_endpoints/{endpoint_id}', { params: { path: { endpoint_id: endpointId } }, signal: signal() });
+      return result<WebhookEndpoint>('DELETE', `/webhook_endpoints/${encodeURIComponent(endpointId)}`, r);
+    },
+    async testWebhookEndpoint(endpointId) {
+      const r = await api.POST('/webhook_endpoints/{endpoint_id}/test', { params: { path: { endpoint_id: endpointId } }, signal: signal() });
+      return result<WebhookEvent>('POST', `/webhook_endpoints/${encodeURIComponent(endpointId)}/test`, r);
+    },
+    async listEvents(query = {}) {
+      const r = await api.GET('/events', { params: { query }, signal: signal() });
+      const qs = new URLSearchParams(Object.entries(query).flatMap(([k, v]): Array<[string, string]> => (v === undefined ? [] : [[k, String(v)]]))).toString();
+      return result<EventList>('GET', `/events${qs ? `?${qs}` : ''}`, r);
+    },
+  };
+}
+
+/**
+ * A fetch that adds `Sandbox-Simulate: <fault>` to the first `times` requests it sends, then sends the rest as they
+ * are: the service answers those with the fault, and the client's retries see the real answers. Every exchange is
+ * handed to `seen` (status, request id, the fault simulated).
+ */
+export function simulatingFirst(
+  fault: SimulatedFault,
+  times: number,
+  seen: (x: { method: string; path: string; status: number | null; requestId: string | null; simulated: string | null; idempotencyKey: string | null; error?: string }) => void,
+  base: FetchLike = (req) => fetch(req),
+): FetchLike {
+  let sent = 0;
+  return async (req) => {
+    const out = new Request(req);
+    if (sent < times) out.headers.set('Sandbox-Simulate', fault);
+    sent += 1;
+    const request = { method: out.method, path: new URL(out.url).pathname, idempotencyKey: out.headers.get('idempotency-key') };
+    try {
+      const res = await base(out);
+      seen({ ...request, status: res.status, requestId: res.headers.get('x-request-id'), simulated: res.headers.get('sandbox-simulated') });
+      return res;
+    } catch (err) {
+      seen({ ...request, status: null, requestId: null, simulated: out.headers.get('sandbox-simulate'), error: (err as Error).name });
+      throw err;
+    }
   };
 }
 
@@ -165,7 +228,7 @@ export interface RetryPolicy {
 export interface RetryInfo {
   attempt: number;
   delayMs: number;
-  reason: 'service_unavailable' | 'in_progress' | 'network';
+  reason: 'service_unavailable' | 'rate_limited' | 'in_progress' | 'network';
   status: number | null;
   requestId: string | null;
 }
@@ -192,9 +255,9 @@ function isNetworkError(err: unknown): boolean {
 }
 
 /**
- * Runs `call` the way a partner should: 503 and network errors are retried with exponential backoff (never sooner
- * than Retry-After), a 409 idempotency_conflict with details.reason 'in_progress' is retried (the caller's closure
- * re-sends the same Idempotency-Key), 401 throws AuthError, and every other status is returned as is.
+ * Runs `call` the way a partner should: 503, 429 and network errors are retried with exponential backoff (never
+ * sooner than Retry-After), a 409 idempotency_conflict with details.reason 'in_progress' is retried (the caller's
+ * closure re-sends the same Idempotency-Key), 401 throws AuthError, and every other status is returned as is.
  */
 export async function withRetry<T>(call: () => Promise<ApiResult<T>>, policy: RetryPolicy = {}): Promise<RetriedResult<T>> {
   const maxAttempts = Math.max(1, policy.maxAttempts ?? 4);
@@ -217,6 +280,7 @@ export async function withRetry<T>(call: () => Promise<ApiResult<T>>, policy: Re
     if (res) {
       if (res.status === 401) throw new AuthError(res);
       if (res.status === 503) reason = 'service_unavailable';
+      else if (res.status === 429) reason = 'rate_limited';
       else if (res.status === 409 && res.error?.code === 'idempotency_conflict' && res.error.details?.reason === 'in_progress') reason = 'in_progress';
       else return { ...res, attempts: attempt, delaysMs };
       if (attempt >= maxAttempts) return { ...res, attempts: attempt, delaysMs };

@@ -30,6 +30,8 @@ export interface FlowResult {
 
 export interface FlowContext {
   baseUrl: string;
+  /** The sandbox key being certified. */
+  apiKey: string;
   /** A plain client for another key (e.g. the paused account's), with the same transport. */
   clientFor(apiKey: string): PartnerClient;
   /** A paused account's sandbox key; without it partner_paused is skipped. */
@@ -40,6 +42,11 @@ export interface FlowContext {
   serverNow: Date;
   fetch?: FetchLike;
   retryPolicy?: RetryPolicy;
+  /**
+   * Where the webhook receiver listens (`port`, default any) and the URL the service should deliver to
+   * (`publicUrl`, e.g. a tunnel to that port; default the receiver's own local address).
+   */
+  webhooks?: { port?: number; publicUrl?: string };
   onRequirementStart?(id: string, title: string): void;
   onRequirement?(result: RequirementResult): void;
 }

@@ -1,122 +1,104 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createPartnerClient, retrying, type RetryInfo, type RetryPolicy } from '../client';
-import { flowRecorder, type Check, type Flow } from './flow';
+import { createPartnerClient, retrying, simulatingFirst, type RetryInfo, type RetryPolicy, type SimulatedFault } from '../client';
+import { flowRecorder, type Check, type Flow, type FlowContext } from './flow';
+import { bookingRequest } from './journeys';
+import { freshOffer } from './shared';
 
-const FAKE_KEY = 'svc_sk_test_fakeserver000_0000000000000000000000000000000000000000';
+const FAKE_KEY = 'svc_sk_test_closedport000_0000000000000000000000000000000000000000';
 const BASE_DELAY_MS = 100;
+/** How long the client waits for an answer in the slow-answer check; the sandbox holds `slow` answers 10 s. */
+export const SLOW_CHECK_TIMEOUT_MS = 3_000;
 
-interface Hit {
-  method: string;
-  url: string;
-  idempotencyKey: string | undefined;
-}
+type Attempt = Parameters<Parameters<typeof simulatingFirst>[2]>[0];
 
-type Script = Array<{ status: number; headers?: Record<string, string>; body: unknown }>;
-
-/** A throwaway server on 127.0.0.1 that plays `script` in order (repeating the last answer) and counts hits. */
-async function fakeServer(script: Script) {
-  const hits: Hit[] = [];
-  const server = http.createServer((req, res) => {
-    req.resume();
-    req.on('end', () => {
-      hits.push({ method: req.method ?? '', url: req.url ?? '', idempotencyKey: req.headers['idempotency-key'] as string | undefined });
-      const step = script[Math.min(hits.length - 1, script.length - 1)];
-      res.writeHead(step.status, { 'Content-Type': 'application/json', 'X-Request-Id': `req_fake_${hits.length}`, ...(step.headers ?? {}) });
-      res.end(JSON.stringify(step.body));
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { url, hits, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
-}
-
-const errorBody = (code: string, details: Record<string, unknown> = {}) => ({ env: 'sandbox', error: { code, message: code, details } });
-const ping = { env: 'sandbox', ok: true, partner: 'Fake', time: '2026-11-21T08:00:00.000Z' };
-
-function recorder(): { policy: RetryPolicy; retries: RetryInfo[] } {
+/**
+ * A retrying client whose first `times` requests carry `Sandbox-Simulate: fault`: the deployment itself answers them
+ * with the fault, and every attempt is kept as evidence.
+ */
+function faulty(ctx: FlowContext, c: Check, fault: SimulatedFault, times: number, extra: { timeoutMs?: number } = {}) {
+  const attempts: Attempt[] = [];
   const retries: RetryInfo[] = [];
-  return { policy: { baseDelayMs: BASE_DELAY_MS, maxAttempts: 4, maxDelayMs: 5_000, onRetry: (i) => retries.push(i) }, retries };
+  const fetchFn = simulatingFirst(fault, times, (a) => {
+    attempts.push(a);
+    c.note({ label: `attempt ${attempts.length}${a.simulated ? ` (Sandbox-Simulate: ${a.simulated})` : ''}`, method: a.method, path: a.path, status: a.status, request_id: a.requestId, ...(a.error ? { note: a.error } : {}) });
+  }, ctx.fetch);
+  const policy: RetryPolicy = { baseDelayMs: BASE_DELAY_MS, maxAttempts: 4, maxDelayMs: 5_000, ...ctx.retryPolicy, onRetry: (i) => retries.push(i) };
+  const client = retrying(createPartnerClient({ baseUrl: ctx.baseUrl, apiKey: ctx.apiKey, fetch: fetchFn, timeoutMs: extra.timeoutMs }), policy);
+  return { client, attempts, retries };
 }
 
 /**
- * The client's retry policy, exercised against local fake servers: the service cannot be asked to fail on cue,
- * so these requirements certify this client, and show a partner what their own client must do.
+ * The client's retry policy, against the deployment's own simulated faults (Sandbox-Simulate): what a partner's
+ * client must do when the service is unavailable, rate limits, is still working on a key, or answers slowly.
  */
-export const retriesFlow: Flow = async (_client, ctx) => {
+export const retriesFlow: Flow = async (client, ctx) => {
   const flow = flowRecorder('retries', ctx);
+  const api = retrying(client, ctx.retryPolicy);
 
-  await flow.check('retry.503_backoff', '503 is retried with exponential backoff, honouring Retry-After (fake server: 503, 503, then 200)', async (c: Check) => {
-    const fake = await fakeServer([
-      { status: 503, body: errorBody('service_unavailable') },
-      { status: 503, headers: { 'Retry-After': '1' }, body: errorBody('service_unavailable') },
-      { status: 200, body: ping },
-    ]);
-    try {
-      const { policy, retries } = recorder();
-      const r = await retrying(createPartnerClient({ baseUrl: fake.url, apiKey: FAKE_KEY }), policy).ping();
-      c.record(r, 'ping via the retrying client', `attempts ${r.attempts}, waits ${r.delaysMs.join(' ms, ')} ms`);
-      c.equal(fake.hits.length, 3, 'hits on the fake server');
-      c.equal(r.status, 200, 'final status');
-      c.equal(retries.map((x) => x.status), [503, 503], 'statuses retried');
-      c.expect(r.delaysMs[0] >= BASE_DELAY_MS, `first wait ${r.delaysMs[0]} ms is shorter than the ${BASE_DELAY_MS} ms backoff`);
-      c.expect(r.delaysMs[1] >= 1000, `second wait ${r.delaysMs[1]} ms ignores Retry-After: 1`);
-      c.detail(`3 hits; waited ${r.delaysMs[0]} ms, then ${r.delaysMs[1]} ms (Retry-After: 1)`);
-    } finally {
-      await fake.close();
-    }
+  await flow.check('retry.503_backoff', '503 is retried with backoff, never sooner than Retry-After (the deployment simulates 503 twice)', async (c: Check) => {
+    const f = faulty(ctx, c, 'service_unavailable', 2);
+    const r = await f.client.ping();
+    c.equal(f.attempts.map((a) => a.status), [503, 503, 200], 'statuses of the attempts');
+    c.equal(f.attempts.map((a) => a.simulated), ['service_unavailable', 'service_unavailable', null], 'Sandbox-Simulated of the attempts');
+    c.equal(r.status, 200, 'final status');
+    c.expect(r.delaysMs.every((d) => d >= 2000), `waits ${r.delaysMs.join(' ms, ')} ms ignore Retry-After: 2`);
+    c.detail(`3 attempts; waited ${r.delaysMs.join(' ms, then ')} ms (Retry-After: 2)`);
   });
 
-  await flow.check('retry.4xx_not_retried', 'a 400 is returned at once, never retried (fake server answers 400)', async (c: Check) => {
-    const fake = await fakeServer([{ status: 400, body: errorBody('invalid_request', { fields: [] }) }]);
-    try {
-      const { policy, retries } = recorder();
-      const r = await retrying(createPartnerClient({ baseUrl: fake.url, apiKey: FAKE_KEY }), policy).ping();
-      c.record(r, 'ping via the retrying client', `attempts ${r.attempts}`);
-      c.equal(fake.hits.length, 1, 'hits on the fake server');
-      c.equal(r.status, 400, 'status returned');
-      c.equal(retries.length, 0, 'retries');
-      c.detail('1 hit; 400 invalid_request returned to the caller');
-    } finally {
-      await fake.close();
-    }
+  await flow.check('retry.429_backoff', '429 rate_limited is retried after Retry-After (the deployment simulates 429 once)', async (c: Check) => {
+    const f = faulty(ctx, c, 'rate_limited', 1);
+    const r = await f.client.ping();
+    c.equal(f.attempts.map((a) => a.status), [429, 200], 'statuses of the attempts');
+    c.equal(f.retries.map((x) => x.reason), ['rate_limited'], 'retry reasons');
+    c.expect(r.delaysMs[0] >= 2000, `waited ${r.delaysMs[0]} ms despite Retry-After: 2`);
+    c.detail(`2 attempts; waited ${r.delaysMs[0]} ms (Retry-After: 2)`);
   });
 
-  await flow.check('retry.in_progress_same_key', 'a 409 idempotency_conflict in_progress is retried with the same Idempotency-Key (fake server: 409, then 201)', async (c: Check) => {
-    const fake = await fakeServer([
-      { status: 409, headers: { 'Retry-After': '1' }, body: errorBody('idempotency_conflict', { reason: 'in_progress' }) },
-      { status: 201, body: { env: 'sandbox', booking_ref: 'FAKE0001', status: 'confirmed' } },
-    ]);
-    try {
-      const { policy } = recorder();
-      const body = {
-        quote_id: '0'.repeat(32),
-        offer_id: '1'.repeat(32),
-        partner_reference: `${ctx.runId}-fake`,
-        passenger: { first_name: 'Ayesha', last_name: 'Perera' },
-        passengers: { adults: 1, luggage: 0 },
-      };
-      const r = await retrying(createPartnerClient({ baseUrl: fake.url, apiKey: FAKE_KEY }), policy).createBooking(body);
-      c.record(r, 'book via the retrying client', `attempts ${r.attempts}, waits ${r.delaysMs.join(', ')} ms`);
-      c.equal(fake.hits.length, 2, 'hits on the fake server');
-      c.equal(r.status, 201, 'final status');
-      const keys = fake.hits.map((h) => h.idempotencyKey);
-      c.expect(keys[0], 'the first request carried no Idempotency-Key');
-      c.equal(keys[1], keys[0], 'Idempotency-Key of the retry');
-      c.expect(r.delaysMs[0] >= 1000, `waited ${r.delaysMs[0]} ms despite Retry-After: 1`);
-      c.detail(`2 hits with one key; waited ${r.delaysMs[0]} ms`);
-    } finally {
-      await fake.close();
-    }
+  await flow.check('retry.in_progress_same_key', 'a 409 idempotency_conflict in_progress is retried with the same Idempotency-Key and body, and books once', async (c: Check) => {
+    const { quote, offer } = await freshOffer(api, c, ctx);
+    const f = faulty(ctx, c, 'idempotency_in_progress', 1);
+    const r = await f.client.createBooking(bookingRequest(ctx, quote, offer, 'retry-in-progress'));
+    c.equal(f.attempts.map((a) => a.status), [409, 201], 'statuses of the attempts');
+    c.expect(f.attempts[0].idempotencyKey, 'the first attempt carried no Idempotency-Key');
+    c.equal(f.attempts[1].idempotencyKey, f.attempts[0].idempotencyKey, 'Idempotency-Key of the retry');
+    c.expect(r.delaysMs[0] >= 1000, `waited ${r.delaysMs[0]} ms despite Retry-After: 1`);
+    c.detail(`booked ${r.data?.booking_ref} on the retry, with one key; waited ${r.delaysMs[0]} ms`);
+  });
+
+  await flow.check('retry.timeout_same_key', 'a booking that times out is retried with the same Idempotency-Key: one booking, which replays', async (c: Check) => {
+    const { quote, offer } = await freshOffer(api, c, ctx);
+    const f = faulty(ctx, c, 'slow', 1, { timeoutMs: SLOW_CHECK_TIMEOUT_MS });
+    const body = bookingRequest(ctx, quote, offer, 'retry-timeout');
+    const r = await f.client.createBooking(body);
+    c.equal(f.attempts.map((a) => a.status), [null, 201], 'statuses of the attempts (the first timed out)');
+    c.equal(f.retries.map((x) => x.reason), ['network'], 'retry reasons');
+    const key = f.attempts[0].idempotencyKey!;
+    c.equal(f.attempts[1].idempotencyKey, key, 'Idempotency-Key of the retry');
+    // The slow first attempt still runs on the server, later: it must find the booking, not make a second.
+    const again = c.record(await api.createBooking(body, { idempotencyKey: key }), 'the same key again');
+    c.equal(again.status, 200, 'status of the replay');
+    c.equal(again.data?.booking_ref, r.data?.booking_ref, 'booking_ref of the replay');
+    c.detail(`timed out after ${SLOW_CHECK_TIMEOUT_MS} ms, retried with the same key: booking ${r.data?.booking_ref}, replayed on a third send`);
+  });
+
+  await flow.check('retry.4xx_not_retried', 'a 4xx is returned at once, never retried (a booking of an offer that does not exist)', async (c: Check) => {
+    const { quote } = await freshOffer(api, c, ctx);
+    const f = faulty(ctx, c, 'service_unavailable', 0);
+    const body = { ...bookingRequest(ctx, quote, { ...quote.offers[0], offer_id: '0'.repeat(32) }, 'retry-404') };
+    const r = await f.client.createBooking(body);
+    c.equal(r.status, 404, 'status');
+    c.equal(f.attempts.length, 1, 'attempts');
+    c.equal(f.retries.length, 0, 'retries');
+    c.detail(`1 attempt; 404 ${r.error?.code} returned to the caller`);
   });
 
   await flow.check('retry.network_error', 'a refused connection is retried a bounded number of times, then surfaces', async (c: Check) => {
-    const fake = await fakeServer([{ status: 200, body: ping }]);
-    await fake.close();
-    const { retries } = recorder();
+    const closed = await closedPort();
+    const retries: RetryInfo[] = [];
     let raised: unknown;
     try {
-      await retrying(createPartnerClient({ baseUrl: fake.url, apiKey: FAKE_KEY }), { baseDelayMs: 20, maxAttempts: 3, onRetry: (i) => retries.push(i) }).ping();
+      await retrying(createPartnerClient({ baseUrl: closed, apiKey: FAKE_KEY }), { baseDelayMs: 20, maxAttempts: 3, onRetry: (i) => retries.push(i) }).ping();
     } catch (err) {
       raised = err;
     }
@@ -130,3 +112,12 @@ export const retriesFlow: Flow = async (_client, ctx) => {
 
   return flow.result();
 };
+
+/** The address of a local port nothing listens on (a network failure cannot be simulated by the service). */
+async function closedPort(): Promise<string> {
+  const server = http.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return url;
+}

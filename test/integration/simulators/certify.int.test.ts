@@ -4,6 +4,10 @@ import path from 'node:path';
 import { startTestApp, type TestApp } from '../../support/test-app';
 import { operator } from '../../support/fixtures';
 import { certify, LiveKeyRefusedError, main, renderHtml, type Report } from '../../../simulators/partner/certify';
+import { client } from '../../support/http';
+import { createPartnerClient } from '../../../simulators/partner/client';
+import { webhooksFlow, type FlowContext } from '../../../simulators/partner/flows';
+import { systemClock } from '../../../src/shared/clock';
 
 const REQUIREMENTS = [
   'ping.sandbox',
@@ -24,9 +28,16 @@ const REQUIREMENTS = [
   'booking.cancel_repeat',
   'auth.unauthorized',
   'retry.503_backoff',
-  'retry.4xx_not_retried',
+  'retry.429_backoff',
   'retry.in_progress_same_key',
+  'retry.timeout_same_key',
+  'retry.4xx_not_retried',
   'retry.network_error',
+  'webhooks.register',
+  'webhooks.signed',
+  'webhooks.booking_events',
+  'webhooks.retried',
+  'webhooks.replay',
 ];
 
 describe('Partner certification against the service', () => {
@@ -36,7 +47,10 @@ describe('Partner certification against the service', () => {
   let out: string;
 
   beforeAll(async () => {
-    app = await startTestApp();
+    // The certification's webhook receiver listens on this machine: the deployment must allow private targets.
+    // The real clock: the webhook retry is due 5 s after the first attempt, by the worker's clock. Slow answers are
+    // held longer than the certification's client timeout (3 s), as the sandbox's 10 s are.
+    app = await startTestApp({ clock: systemClock, env: { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', OUTBOX_POLL_MS: '100', SANDBOX_SLOW_MS: '4000' } });
     ops = operator(app.url);
     partner = await ops.partnerWithKeys('Certifying Agency');
   });
@@ -69,9 +83,9 @@ describe('Partner certification against the service', () => {
       body: JSON.stringify({ pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: '2026-12-01T09:30:00+05:30', passengers: { adults: 1 } }),
     });
     expect(((await after.json()) as { declined: unknown }).declined).toBeNull();
-    expect(report).toMatchObject({ result: 'passed', env: 'sandbox', summary: { total: 21, passed: 21, failed: 0, skipped: 0 } });
+    expect(report).toMatchObject({ result: 'passed', env: 'sandbox', summary: { total: 28, passed: 28, failed: 0, skipped: 0 } });
     expect(report.key).not.toContain(partner.testKey.split('_').pop());
-    expect(progress.filter((l) => /^\s+\d+\s+(PASS|FAIL|SKIP)\s/.test(l))).toHaveLength(21);
+    expect(progress.filter((l) => /^\s+\d+\s+(PASS|FAIL|SKIP)\s/.test(l))).toHaveLength(28);
 
     for (const r of report.requirements.filter((x) => x.id.startsWith('booking.') || x.id.startsWith('offer.'))) {
       expect(r.evidence.length).toBeGreaterThan(0);
@@ -104,11 +118,42 @@ describe('Partner certification against the service', () => {
     expect(err).toEqual([]);
     expect(code).toBe(0);
     const report = JSON.parse(fs.readFileSync(path.join(out, 'certification-report.json'), 'utf8')) as Report;
-    expect(report.summary).toEqual({ total: 21, passed: 21, failed: 0, skipped: 0 });
+    expect(report.summary).toEqual({ total: 28, passed: 28, failed: 0, skipped: 0 });
     expect(report.requirements.find((r) => r.id === 'decline.partner_paused')).toMatchObject({ status: 'pass', evidence: [expect.objectContaining({ status: 200 })] });
     expect(log.join('\n')).toMatch(/PASS\s+decline\.partner_paused/);
-    expect(log.join('\n')).toMatch(/21 requirements: 21 passed, 0 failed, 0 skipped/);
+    expect(log.join('\n')).toMatch(/28 requirements: 28 passed, 0 failed, 0 skipped/);
     expect(fs.existsSync(path.join(out, 'certification-report.html'))).toBe(true);
+  });
+
+  describe('the webhooks flow', () => {
+    const context = (over: Partial<FlowContext> = {}): FlowContext => ({
+      baseUrl: app.url,
+      apiKey: partner.testKey,
+      clientFor: (k) => createPartnerClient({ baseUrl: app.url, apiKey: k }),
+      runId: `CERT-WH-${Date.now()}`,
+      serverNow: new Date(),
+      ...over,
+    });
+
+    it('when the deployment refuses the receiver (a production key: no private targets), then the webhook requirements are skipped saying how to fix it', async () => {
+      const r = await webhooksFlow(createPartnerClient({ baseUrl: app.url, apiKey: partner.liveKey }), context());
+      expect(r.requirements.map((x) => [x.id, x.status])).toEqual(REQUIREMENTS.filter((id) => id.startsWith('webhooks.')).map((id) => [id, 'skip']));
+      expect(r.requirements[0].detail).toMatch(/WEBHOOKS_ALLOW_PRIVATE_TARGETS=true, or pass --webhook-url/);
+    });
+
+    it('when the deliveries do not verify with the secret the partner was given, then webhooks.signed fails', async () => {
+      // A transport that hands the flow another secret than the service's: every signature then fails to verify.
+      const other = `whsec_${Buffer.alloc(32, 1).toString('base64')}`;
+      const tampering = async (req: Request) => {
+        const res = await fetch(req);
+        if (req.method !== 'POST' || !req.url.endsWith('/webhook_endpoints')) return res;
+        const body = (await res.json()) as Record<string, unknown>;
+        return new Response(JSON.stringify({ ...body, secret: other }), { status: res.status, headers: res.headers });
+      };
+      const r = await webhooksFlow(createPartnerClient({ baseUrl: app.url, apiKey: partner.testKey, fetch: tampering }), context({ retryPolicy: { maxAttempts: 1 } }));
+      const signed = r.requirements.find((x) => x.id === 'webhooks.signed')!;
+      expect(signed).toMatchObject({ status: 'fail', detail: expect.stringMatching(/does not verify: No matching signature found/) });
+    });
   });
 
   it('when a live key is given, then certification refuses before any request, and the CLI exits 2', async () => {
@@ -121,6 +166,51 @@ describe('Partner certification against the service', () => {
     expect(err.join('\n')).toMatch(/Refusing to certify with a live key .*svc_sk_test_/s);
     expect(fs.readdirSync(out)).toEqual([]);
     expect(await ops.audit({ partner_id: live.partner_id, surface: 'transfers' })).toEqual([]);
+  });
+
+  it('when the retry requirements run, then the deployment itself answered the simulated faults, each attempt audited', async () => {
+    const report = await certify({ baseUrl: app.url, key: partner.testKey, outDir: false });
+    const retry = Object.fromEntries(report.requirements.filter((r) => r.id.startsWith('retry.')).map((r) => [r.id, r]));
+    expect(retry['retry.503_backoff'].evidence.map((e) => [e.status, e.label])).toEqual([
+      [503, 'attempt 1 (Sandbox-Simulate: service_unavailable)'],
+      [503, 'attempt 2 (Sandbox-Simulate: service_unavailable)'],
+      [200, 'attempt 3'],
+    ]);
+    for (const e of retry['retry.503_backoff'].evidence) {
+      const [row] = await ops.audit({ request_id: e.request_id! });
+      expect(row).toMatchObject({ status: e.status, partner_id: partner.partner_id, env: 'sandbox', path: '/transfers/v1/ping' });
+    }
+    expect(retry['retry.timeout_same_key'].evidence.map((e) => [e.status, e.label])).toEqual([[200, 'quote'], [null, 'attempt 1 (Sandbox-Simulate: slow)'], [201, 'attempt 2'], [200, 'the same key again']]);
+    expect(retry['retry.timeout_same_key'].status).toBe('pass');
+  });
+
+  it('when --traffic is asked, then the partner\'s own traffic is graded: FAIL lines name the requests, and the HTML is written beside', async () => {
+    const careless = await ops.partnerWithKeys('Careless Agency');
+    const call = client(app.url);
+    const q = await call('POST', '/transfers/v1/quotes', {
+      key: careless.testKey,
+      body: { pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: '2026-12-01T09:30:00+05:30', passengers: { adults: 1 } },
+    });
+    const unkeyed = await call('POST', '/transfers/v1/bookings', {
+      key: careless.testKey,
+      body: { quote_id: q.body.quote_id, offer_id: q.body.offers[0].offer_id, partner_reference: 'CARELESS-1', passenger: { first_name: 'A', last_name: 'B' }, passengers: { adults: 1 }, flight_number: 'UL504' },
+    });
+    expect(unkeyed.status).toBe(201);
+    const log: string[] = [];
+    const code = await main(['node', 'certify', '--traffic', '--base-url', app.url, '--key', careless.testKey, '--out', out], { log: (l: string) => log.push(l), error: (l: string) => log.push(l) });
+    expect(code).toBe(1);
+    const text = log.join('\n');
+    expect(text).toMatch(/^Reading your sandbox traffic on .* \(the last 7 days\)…/);
+    expect(text).toMatch(/FAIL\s+idempotency_key_on_bookings/);
+    expect(text).toContain(unkeyed.headers.get('x-request-id')!);
+    expect(text).toMatch(/NOT SEEN\s+expired_offers_requoted/);
+    expect(text).toMatch(/7 requirements: 0 passed, 2 failed, 5 not seen/);
+    const html = fs.readFileSync(path.join(out, 'integration-report.html'), 'utf8');
+    expect(html).toContain('<tr class="fail" id="req-idempotency_key_on_bookings">');
+    expect(html).not.toMatch(/<(script|link)\b/);
+    expect(JSON.parse(fs.readFileSync(path.join(out, 'integration-report.json'), 'utf8')).summary).toEqual({ pass: 0, fail: 2, not_seen: 5 });
+    // Only the report was asked for: the certification flows did not run on the partner's traffic.
+    expect((await ops.audit({ partner_id: careless.partner_id })).map((r) => r.path)).toEqual(['/transfers/v1/test_helpers/integration_report', '/transfers/v1/bookings', '/transfers/v1/quotes']);
   });
 
   it('when report text carries markup, then the HTML escapes it', () => {

@@ -1,0 +1,85 @@
+import yaml from 'js-yaml';
+import { loadContract } from '../surface';
+import type { Document } from '../types';
+
+/**
+ * The Transfers contract as this deployment serves it: `servers` names this deployment (PUBLIC_BASE_URL), and
+ * examples written as references to `components.examples` are inlined so that every renderer and converter shows
+ * them. Built once, at start; the Postman collection is generated on first request.
+ */
+export interface ContractDocuments {
+  json: Document;
+  yaml: Document;
+  postman(): Promise<Document>;
+}
+
+/** How long clients may cache the documents: they change only with a deployment. */
+const CACHE_SECONDS = 300;
+
+const built = new Map<string, ContractDocuments>();
+
+/** The documents for a deployment address (built on first use, then kept). */
+export function contractDocuments(publicBaseUrl: string): ContractDocuments {
+  let docs = built.get(publicBaseUrl);
+  if (!docs) built.set(publicBaseUrl, (docs = buildDocuments(publicBaseUrl)));
+  return docs;
+}
+
+function buildDocuments(publicBaseUrl: string): ContractDocuments {
+  const contract = loadContract('transfers-v1.yaml') as unknown as Record<string, unknown> & { components?: { examples?: Record<string, { value: unknown }> } };
+  const served = inlineExampleRefs({
+    ...contract,
+    servers: [{ url: `${publicBaseUrl}/transfers/v1`, description: 'This deployment: sandbox or production, as your key chooses' }],
+  }, contract.components?.examples ?? {});
+  let postman: Promise<Document> | undefined;
+  return {
+    json: { contentType: 'application/json; charset=utf-8', bytes: Buffer.from(JSON.stringify(served)), cacheSeconds: CACHE_SECONDS },
+    yaml: { contentType: 'application/yaml; charset=utf-8', bytes: Buffer.from(yaml.dump(served, { lineWidth: 120, noRefs: true })), cacheSeconds: CACHE_SECONDS },
+    postman: () => (postman ??= postmanCollection(served).then((c) => ({ contentType: 'application/json; charset=utf-8', bytes: Buffer.from(JSON.stringify(c)), cacheSeconds: CACHE_SECONDS }))),
+  };
+}
+
+/** `example: {$ref: '#/components/examples/X/value'}` → the example's value (a shorthand our contracts use). */
+function inlineExampleRefs<T>(node: T, examples: Record<string, { value: unknown }>): T {
+  if (Array.isArray(node)) return node.map((n) => inlineExampleRefs(n, examples)) as T;
+  if (!node || typeof node !== 'object') return node;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(node)) {
+    const ref = k === 'example' && v && typeof v === 'object' ? (v as { $ref?: unknown }).$ref : undefined;
+    const m = typeof ref === 'string' ? /^#\/components\/examples\/([^/]+)\/value$/.exec(ref) : null;
+    out[k] = m && examples[m[1]] ? examples[m[1]].value : inlineExampleRefs(v, examples);
+  }
+  return out as T;
+}
+
+/**
+ * One request per operation, in folders by tag, the key as the collection's bearer token `{{bearerToken}}`.
+ * Optional parameters (Sandbox-Simulate, Idempotency-Key…) are there but off, to switch on where wanted.
+ */
+function postmanCollection(contract: object): Promise<object> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const converter = require('openapi-to-postmanv2') as {
+    convert(input: { type: 'json'; data: object }, options: object, cb: (err: Error | null, r: { result: boolean; reason?: string; output: Array<{ data: object }> }) => void): void;
+  };
+  return new Promise((resolve, reject) =>
+    converter.convert({ type: 'json', data: contract }, { folderStrategy: 'Tags', requestParametersResolution: 'Example', exampleParametersResolution: 'Example', enableOptionalParameters: false }, (err, r) => {
+      if (err) reject(err);
+      else if (!r.result) reject(new Error(`postman conversion: ${r.reason}`));
+      else resolve(withFreshIdempotencyKeys(r.output[0].data));
+    }),
+  );
+}
+
+type PostmanItem = { item?: PostmanItem[]; request?: { header?: Array<{ key: string; value: string; disabled?: boolean }> } };
+
+/** Every Idempotency-Key header on, with a new UUID per send (Postman's `{{$guid}}`): the safe default. */
+function withFreshIdempotencyKeys<T extends object>(collection: T): T {
+  const walk = (items: PostmanItem[] = []) => {
+    for (const it of items) {
+      walk(it.item);
+      for (const h of it.request?.header ?? []) if (h.key.toLowerCase() === 'idempotency-key') Object.assign(h, { value: '{{$guid}}', disabled: false });
+    }
+  };
+  walk((collection as { item?: PostmanItem[] }).item);
+  return collection;
+}

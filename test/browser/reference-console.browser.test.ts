@@ -1,0 +1,200 @@
+import type { Browser } from 'playwright-core';
+import { startTestApp, type TestApp } from '../support/test-app';
+import { operator } from '../support/fixtures';
+import { client } from '../support/http';
+import { launchBrowser, PHONE, screenshot, textSoon, visibleSoon, watchedPage } from '../support/browser';
+
+/**
+ * The reference console in headless Chromium: it loads with nothing from outside the service, a test key pings from
+ * the page, a live key is refused by the page (nothing sent) and by the server (the uniform 401), and the flow books
+ * and cancels in sandbox only.
+ */
+describe('Reference console (/transfers/v1/console) in a browser', () => {
+  let app: TestApp;
+  let browser: Browser;
+  let partner: Awaited<ReturnType<ReturnType<typeof operator>['partnerWithKeys']>>;
+  const consoleUrl = () => `${app.url}/transfers/v1/console`;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    partner = await operator(app.url).partnerWithKeys('Console Travel');
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  it('loads offline: every page, script and style comes from the service, and the whole contract renders', async () => {
+    const w = await watchedPage(browser);
+    try {
+      await w.page.goto(consoleUrl());
+      await w.page.locator('.opblock').first().waitFor();
+      await w.page.waitForLoadState('networkidle');
+      const operations = await w.page.locator('.opblock').count();
+      await screenshot(w.page, 'reference-console-desktop');
+      expect(w.outside(app.url)).toEqual([]);
+      expect(w.errors).toEqual([]);
+      // Every operation of the contract is on the page, test helpers included.
+      const spec = (await client(app.url)('GET', '/transfers/v1/openapi.json')).body;
+      const count = Object.values(spec.paths as Record<string, object>).reduce((n, p) => n + Object.keys(p).length, 0);
+      expect(operations).toBe(count);
+      await visibleSoon(w.page.locator('#operations-Test_helpers-getIntegrationReport'));
+      expect(w.requests.length).toBeGreaterThan(3);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('reads well at a phone width too', async () => {
+    const w = await watchedPage(browser, PHONE);
+    try {
+      await w.page.goto(consoleUrl());
+      await w.page.locator('.opblock').first().waitFor();
+      await screenshot(w.page, 'reference-console-phone');
+      // Nothing wider than the screen: the key box and the flow wrap.
+      const overflow = await w.page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+      expect(overflow).toBeLessThanOrEqual(0);
+      expect(w.outside(app.url)).toEqual([]);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('pings with a test key from the page, through the try-it request of GET /ping and the Ping button', async () => {
+    const w = await watchedPage(browser);
+    try {
+      await w.page.goto(consoleUrl());
+      await w.page.locator('.opblock').first().waitFor();
+      await w.page.fill('#key-input', partner.testKey);
+      await w.page.click('button:has-text("Use this key")');
+      await textSoon(w.page.locator('#key-status'), /Using svc_sk_test_/);
+
+      const ping = w.page.locator('#operations-Account-getPing');
+      await ping.locator('.opblock-summary').click();
+      await ping.locator('button.execute').click();
+      const status = ping.locator('.live-responses-table tbody .response-col_status').first();
+      await textSoon(status, /200/);
+      await textSoon(ping.locator('.live-responses-table .microlight').first(), /"env": "sandbox"/);
+      await screenshot(w.page, 'reference-console-ping');
+
+      await w.page.click('#ping-button');
+      await textSoon(w.page.locator('#key-status'), /Ping OK: Console Travel on sandbox/);
+
+      // The server saw both pings, marked as the console's, answered in sandbox.
+      const rows = await operator(app.url).audit({ path: '/transfers/v1/ping', partner_id: partner.partner_id });
+      expect(rows.length).toBe(2);
+      for (const r of rows) expect(r).toMatchObject({ status: 200, env: 'sandbox', request_headers: { 'x-reference-console': '1' } });
+      expect(w.outside(app.url)).toEqual([]);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('refuses a live key in the page before sending anything, and the server refuses it with the uniform 401', async () => {
+    const w = await watchedPage(browser);
+    try {
+      await w.page.goto(consoleUrl());
+      await w.page.locator('.opblock').first().waitFor();
+      await w.page.waitForLoadState('networkidle');
+      const before = w.requests.length;
+
+      // The key box refuses it.
+      await w.page.fill('#key-input', partner.liveKey);
+      await w.page.click('button:has-text("Use this key")');
+      await textSoon(w.page.locator('#key-status'), /Refused by the console: this is a live key/);
+      await w.page.click('#ping-button');
+      await textSoon(w.page.locator('#key-status'), /Refused by the console/);
+
+      // Swagger UI's own Authorize dialog refuses it too, so no try-it request can carry it.
+      await w.page.click('.auth-wrapper .authorize');
+      const bearer = w.page.locator('.auth-container').filter({ hasText: 'bearerKey' });
+      await bearer.locator('input').fill(partner.liveKey);
+      await bearer.locator('button.authorize').click();
+      await textSoon(w.page.locator('.dialog-ux .console-refusal'), /Refused by the console: this is a live key/);
+      await screenshot(w.page, 'reference-console-live-key-refused');
+      await w.page.click('.dialog-ux .close-modal');
+      const ping = w.page.locator('#operations-Account-getPing');
+      await ping.locator('.opblock-summary').click();
+      await ping.locator('button.execute').click();
+      await textSoon(ping.locator('.live-responses-table tbody .response-col_status'), /401/);
+      // That try-it request went out without any key (the server answered 401): the live key was never sent.
+      const sent = w.requests.slice(before).filter((u) => !u.includes('/console/'));
+      expect(sent).toEqual([`${app.url}/transfers/v1/ping`]);
+      // (The browser logs the 401 it got; nothing else went wrong on the page.)
+      expect(w.errors.filter((e) => !e.includes('status of 401'))).toEqual([]);
+
+      // The server: a request marked as the console's with a live key gets the 401 every bad key gets, byte for byte.
+      const answers = await w.page.evaluate(async (live) => {
+        const marked = await fetch('/transfers/v1/ping', { headers: { Authorization: `Bearer ${live}`, 'X-Reference-Console': '1' } });
+        const nokey = await fetch('/transfers/v1/ping');
+        return { marked: [marked.status, await marked.text(), marked.headers.get('X-Service-Env')], nokey: [nokey.status, await nokey.text()] };
+      }, partner.liveKey);
+      expect(answers.marked[0]).toBe(401);
+      expect(answers.marked[1]).toBe(answers.nokey[1]);
+      expect(answers.marked[2]).toBe('none');
+      const rows = await operator(app.url).audit({ path: '/transfers/v1/ping' });
+      const refused = rows.filter((r) => r.request_headers['x-reference-console'] === '1' && r.status === 401 && r.env === null && r.partner_id === null);
+      // The try-it request (no key at all) and the marked live-key request; only the latter carried a (live) key.
+      expect(refused.map((r) => r.request_headers.authorization ?? null).sort()).toEqual([`Bearer ${partner.liveKey.slice(0, partner.liveKey.lastIndexOf('_') + 1)}[REDACTED]`, null]);
+      // Unmarked, the same live key works: the refusal is the console's, not the key's.
+      expect((await client(app.url)('GET', '/transfers/v1/ping', { headers: { Authorization: `Bearer ${partner.liveKey}` } })).body.env).toBe('production');
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('walks the flow quote → book → read → cancel in sandbox, showing each step as curl', async () => {
+    const w = await watchedPage(browser);
+    try {
+      await w.page.goto(consoleUrl());
+      await w.page.fill('#key-input', partner.testKey);
+      await w.page.click('button:has-text("Use this key")');
+      for (const [step, expected] of [
+        ['quote', /offers, the cheapest/],
+        ['book', /Booked [A-Z0-9]{8} \(confirmed\)/],
+        ['read', /is confirmed; driver: not assigned yet/],
+        ['cancel', /is cancelled/],
+      ] as const) {
+        await w.page.click(`[data-step="${step}"]`);
+        await textSoon(w.page.locator('#flow-meta'), expected);
+      }
+      await textSoon(w.page.locator('#flow-curl'), /curl -s -X POST '.*\/transfers\/v1\/bookings\/[A-Z0-9]{8}\/cancel'/);
+      await screenshot(w.page, 'reference-console-flow', true);
+      const ref = /Booking ([A-Z0-9]{8})/.exec(await w.page.locator('#flow-meta').innerText())![1];
+      const booking = await client(app.url)('GET', `/transfers/v1/bookings/${ref}`, { headers: { Authorization: `Bearer ${partner.testKey}` } });
+      expect(booking.body).toMatchObject({ env: 'sandbox', status: 'cancelled', booking_ref: ref });
+      // Nothing of it reached production.
+      expect((await client(app.url)('GET', `/transfers/v1/bookings/${ref}`, { headers: { Authorization: `Bearer ${partner.liveKey}` } })).status).toBe(404);
+      expect(await operator(app.url).jobs({ booking_ref: ref })).toEqual([]);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('serves the partner guide as a page, linked from the console, with nothing from outside', async () => {
+    const w = await watchedPage(browser);
+    try {
+      await w.page.goto(consoleUrl());
+      await w.page.click('a:has-text("Partner guide")');
+      await w.page.locator('h1:has-text("partner guide")').waitFor();
+      for (const heading of ['Quick start', 'Environments and keys', 'The flow', 'Declines', 'Errors, and which to retry', 'Idempotency', 'Webhooks', 'Sandbox test helpers', 'Simulated faults', 'Certification', 'The integration report']) {
+        await visibleSoon(w.page.locator(`.doc h2:has-text("${heading}")`));
+      }
+      await screenshot(w.page, 'partner-guide');
+      const overflow = () => w.page.evaluate('document.documentElement.scrollWidth - window.innerWidth') as Promise<number>;
+      expect(await overflow()).toBeLessThanOrEqual(0);
+      // The webhooks chapter, linked from the guide: events, and signatures verified in three languages.
+      await w.page.click('.doc a:has-text("webhooks guide")');
+      await visibleSoon(w.page.locator('.doc h2:has-text("Verifying signatures")'));
+      await textSoon(w.page.locator('.doc'), /Python[\s\S]*PHP/);
+      await screenshot(w.page, 'partner-guide-webhooks');
+      // Long code samples scroll in their box; the page itself never scrolls sideways.
+      expect(await overflow()).toBeLessThanOrEqual(0);
+      expect(w.outside(app.url)).toEqual([]);
+      expect(w.errors).toEqual([]);
+    } finally {
+      await w.close();
+    }
+  });
+});

@@ -1,0 +1,80 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+
+/** Debian's chromium (installed by .ci/run), driven by playwright-core: no browser download. */
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Where browser tests leave their screenshots (kept by CI as test artifacts; not committed). */
+export const ARTIFACTS_DIR = path.resolve(__dirname, '../../test-artifacts');
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+}
+
+export const DESKTOP = { width: 1280, height: 800 };
+export const PHONE = { width: 390, height: 844 };
+
+/**
+ * A page that records every request it makes (so a test can show nothing came from outside the service) and every
+ * console error or uncaught exception.
+ */
+export async function watchedPage(browser: Browser, viewport = DESKTOP) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const requests: string[] = [];
+  const errors: string[] = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  return {
+    page,
+    requests,
+    errors,
+    /** Requests to anywhere but `origin` (data: URLs are in the page itself). */
+    outside: (origin: string) => requests.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:')),
+    close: () => context.close(),
+  };
+}
+
+/** Saves a screenshot under test-artifacts/<name>.png (and returns its path). */
+export async function screenshot(page: Page, name: string, fullPage = false): Promise<string> {
+  fs.mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  const file = path.join(ARTIFACTS_DIR, `${name}.png`);
+  await page.screenshot({ path: file, fullPage });
+  return file;
+}
+
+/** Waits until the element's text matches (what a person would wait to read); fails with the text last seen. */
+export async function textSoon(locator: Locator, expected: RegExp, timeoutMs = 15_000): Promise<string> {
+  const until = Date.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    last = (await locator.first().innerText({ timeout: Math.max(1, until - Date.now()) }).catch(() => last)) ?? '';
+    if (expected.test(last)) return last;
+    if (Date.now() > until) throw new Error(`expected text ${expected} but saw: ${last.slice(0, 500)}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Waits until the element is visible. */
+export const visibleSoon = (locator: Locator, timeoutMs = 15_000) => locator.first().waitFor({ state: 'visible', timeout: timeoutMs });
+
+/**
+ * Polls an expression in the page until its value satisfies `done`, and returns the last value (for the failure
+ * message). Not `page.waitForFunction`: that compiles the predicate with `new Function` inside the page, which a page
+ * with a strict Content-Security-Policy (no 'unsafe-eval') refuses and reports as an error of its own;
+ * `page.evaluate` goes through the DevTools protocol, which the policy does not govern.
+ */
+export async function evaluateSoon<T>(page: Page, expression: string, done: (value: T) => boolean, timeoutMs = 5_000): Promise<T> {
+  const until = Date.now() + timeoutMs;
+  for (;;) {
+    const value = (await page.evaluate(expression)) as T;
+    if (done(value) || Date.now() > until) return value;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
