@@ -7,9 +7,10 @@ import { offerExpiryFlow } from './offer-expiry';
 import { cancelBookingFlow } from './cancel-booking';
 import { authenticationFlow } from './authentication';
 import { retriesFlow } from './retries';
+import { webhooksFlow } from './webhooks';
 
 export * from './flow';
-export { connectivityFlow, quoteFlow, declinesFlow, bookTransferFlow, offerExpiryFlow, cancelBookingFlow, authenticationFlow, retriesFlow };
+export { connectivityFlow, quoteFlow, declinesFlow, bookTransferFlow, offerExpiryFlow, cancelBookingFlow, authenticationFlow, retriesFlow, webhooksFlow };
 
 /** Certification order: each flow seeds its own data, so any one can also run alone. */
 export const certificationFlows: Array<{ name: string; run: Flow }> = [
@@ -21,4 +22,5 @@ export const certificationFlows: Array<{ name: string; run: Flow }> = [
   { name: 'cancel-booking', run: cancelBookingFlow },
   { name: 'authentication', run: authenticationFlow },
   { name: 'retries', run: retriesFlow },
+  { name: 'webhooks', run: webhooksFlow },
 ];

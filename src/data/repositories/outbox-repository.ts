@@ -18,11 +18,17 @@ export interface OutboxRow {
   createdAt: Date;
   updatedAt: Date;
   deliveredAt: Date | null;
+  /** A webhook delivery's endpoint and event (null for marketplace calls). */
+  webhook: { endpoint_id: string; url: string; partner_id: string; env: 'sandbox' | 'production'; event_id: string; event_type: string; booking_ref: string | null } | null;
 }
 
-const COLUMNS = `id::text as id, kind, order_id as "orderId", payload, dedupe_key as "dedupeKey", status, attempts, max_attempts as "maxAttempts",
-  next_attempt_at as "nextAttemptAt", locked_until as "lockedUntil", last_status as "lastStatus", last_error as "lastError",
-  created_at as "createdAt", updated_at as "updatedAt", delivered_at as "deliveredAt"`;
+const COLUMNS = `o.id::text as id, o.kind, o.order_id as "orderId", o.payload, o.dedupe_key as "dedupeKey", o.status, o.attempts, o.max_attempts as "maxAttempts",
+  o.next_attempt_at as "nextAttemptAt", o.locked_until as "lockedUntil", o.last_status as "lastStatus", o.last_error as "lastError",
+  o.created_at as "createdAt", o.updated_at as "updatedAt", o.delivered_at as "deliveredAt",
+  case when o.endpoint_id is null then null else json_build_object('endpoint_id', o.endpoint_id, 'url', w.url, 'partner_id', w.partner_id, 'env', w.env,
+    'event_id', o.event_id, 'event_type', e.type, 'booking_ref', e.booking_ref) end as webhook`;
+const JOINS = 'left join webhook_endpoints w on w.endpoint_id = o.endpoint_id left join webhook_events e on e.event_id = o.event_id';
+const FROM = `outbox o ${JOINS}`;
 
 export interface NewMessage {
   kind: string;
@@ -75,10 +81,10 @@ const claim = sql(`
   update outbox set locked_until = $2, attempts = attempts + 1, updated_at = $1
   where id in (
     select id from outbox
-    where status = 'pending' and next_attempt_at <= $1 and (locked_until is null or locked_until < $1)
+    where status = 'pending' and next_attempt_at <= $1 and (locked_until is null or locked_until < $1) and kind = any ($4::text[])
     order by id limit $3
     for update skip locked)
-  returning id::text as id, kind, payload, attempts, max_attempts as "maxAttempts"`);
+  returning id::text as id, kind, payload, attempts, max_attempts as "maxAttempts", event_id as "eventId", endpoint_id as "endpointId"`);
 
 export interface ClaimedRow {
   id: string;
@@ -86,11 +92,16 @@ export interface ClaimedRow {
   payload: Record<string, unknown>;
   attempts: number;
   maxAttempts: number;
+  eventId: string | null;
+  endpointId: string | null;
 }
 
-/** One short statement: due messages are leased (locked_until) and their attempt counted before anything is sent. */
-export async function claimDue(db: Sql, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedRow[]> {
-  return db.query<ClaimedRow>(claim, [now, leaseUntil, limit]);
+/**
+ * One short statement: due messages of these kinds are leased (locked_until) and their attempt counted before
+ * anything is sent.
+ */
+export async function claimDue(db: Sql, now: Date, leaseUntil: Date, limit: number, kinds: readonly string[]): Promise<ClaimedRow[]> {
+  return db.query<ClaimedRow>(claim, [now, leaseUntil, limit, kinds]);
 }
 
 export type Outcome =
@@ -124,20 +135,46 @@ export async function recordOutcome(tx: Sql, id: string, attempt: number, o: Out
 
 export interface OutboxQuery {
   limit: number;
-  status?: OutboxStatus;
+  /** A status, or `retrying` (pending after a failed attempt), or `attention` (failed or retrying). */
+  status?: OutboxStatus | 'retrying' | 'attention';
   orderId?: string;
+  kind?: string;
+  partnerId?: string;
+  endpointId?: string;
+  eventId?: string;
 }
+
+const RETRYING = `(o.status = 'pending' and o.last_error is not null)`;
 
 /** Newest first. */
 export async function listMessages(db: Sql, q: OutboxQuery): Promise<OutboxRow[]> {
-  const query = db.knex('outbox').select(db.knex.raw(COLUMNS)).orderBy('id', 'desc').limit(q.limit);
-  if (q.status) query.where('status', q.status);
-  if (q.orderId) query.where('order_id', q.orderId);
-  return query;
+  const where: string[] = [];
+  const values: unknown[] = [];
+  const add = (clause: string, value: unknown) => {
+    values.push(value);
+    where.push(clause.replace('?', `$${values.length}`));
+  };
+  if (q.status === 'retrying') where.push(RETRYING);
+  else if (q.status === 'attention') where.push(`(o.status = 'failed' or ${RETRYING})`);
+  else if (q.status) add('o.status = ?', q.status);
+  if (q.orderId) add('o.order_id = ?', q.orderId);
+  if (q.kind) add('o.kind = ?', q.kind);
+  if (q.partnerId) add('w.partner_id = ?', q.partnerId);
+  if (q.endpointId) add('o.endpoint_id = ?', q.endpointId);
+  if (q.eventId) add('o.event_id = ?', q.eventId);
+  values.push(q.limit);
+  return db.query<OutboxRow>(sql(`select ${COLUMNS} from ${FROM}${where.length ? ` where ${where.join(' and ')}` : ''} order by o.id desc limit $${values.length}`), values);
 }
 
-const lockOne = sql(`select ${COLUMNS} from outbox where id = $1 for update`);
-const makeDue = sql(`update outbox set status = 'pending', next_attempt_at = $2, updated_at = $2 where id = $1 returning ${COLUMNS}`);
+const one = sql(`select ${COLUMNS} from ${FROM} where o.id = $1`);
+const lockOne = sql(`${one.text} for update of o`);
+const makeDue = sql(`
+  with o as (update outbox set status = 'pending', next_attempt_at = $2, updated_at = $2 where id = $1 returning *)
+  select ${COLUMNS} from o ${JOINS}`);
+
+export async function findMessage(db: Sql, id: string): Promise<OutboxRow | undefined> {
+  return (await db.query<OutboxRow>(one, [id]))[0];
+}
 
 export async function findMessageForUpdate(tx: Sql, id: string): Promise<OutboxRow | undefined> {
   return (await tx.query<OutboxRow>(lockOne, [id]))[0];

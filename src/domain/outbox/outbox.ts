@@ -1,6 +1,7 @@
 import type { Sql } from '../../data/database';
 import * as outbox from '../../data/repositories/outbox-repository';
 import { invalidRequest, notFound } from '../../shared/errors';
+import { requireEnabledEndpoint } from '../webhooks/endpoints';
 
 /**
  * The transactional outbox for calls we owe the marketplace. A message is inserted in the caller's transaction,
@@ -115,7 +116,8 @@ export async function enqueueLatest(tx: Sql, msg: OutboundMessage & { dedupeKey:
 
 export interface OutboxView {
   id: string;
-  kind: OutboundKind;
+  /** A marketplace call, or `webhook`: a partner webhook delivery (see `webhook`). */
+  kind: OutboundKind | 'webhook';
   order_id: string | null;
   payload: Record<string, unknown>;
   dedupe_key: string | null;
@@ -129,6 +131,7 @@ export interface OutboxView {
   created_at: string;
   updated_at: string;
   delivered_at: string | null;
+  webhook: outbox.OutboxRow['webhook'];
 }
 
 const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
@@ -136,7 +139,7 @@ const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
 export function toOutboxView(r: outbox.OutboxRow): OutboxView {
   return {
     id: r.id,
-    kind: r.kind as OutboundKind,
+    kind: r.kind as OutboxView['kind'],
     order_id: r.orderId,
     payload: r.payload,
     dedupe_key: r.dedupeKey,
@@ -150,20 +153,25 @@ export function toOutboxView(r: outbox.OutboxRow): OutboxView {
     created_at: iso(r.createdAt)!,
     updated_at: iso(r.updatedAt)!,
     delivered_at: iso(r.deliveredAt),
+    webhook: r.webhook,
   };
 }
 
-/** Newest first. */
+/** Newest first: marketplace calls and webhook deliveries alike. */
 export async function listOutbox(db: Sql, q: outbox.OutboxQuery): Promise<OutboxView[]> {
   return (await outbox.listMessages(db, q)).map(toOutboxView);
 }
 
 /**
  * Makes a failed (or waiting) message due now. Attempts are kept, so a failed message gets one more attempt per
- * retry. A claim in flight keeps its lock: the retry never lets a second worker send the same message meanwhile.
+ * retry. A claim in flight keeps its lock: the retry never lets a second worker send the same message meanwhile. A
+ * webhook delivery needs its endpoint enabled.
  */
 export async function retryOutbound(tx: Sql, id: string, now: Date): Promise<OutboxView> {
   if (!/^[0-9]{1,18}$/.test(id)) throw notFound(`No outbox message ${id}.`, { id });
+  // A webhook delivery's endpoint is locked before the delivery, as every writer of both does.
+  const endpointId = (await outbox.findMessage(tx, id))?.webhook?.endpoint_id;
+  if (endpointId) await requireEnabledEndpoint(tx, endpointId);
   const row = await outbox.findMessageForUpdate(tx, id);
   if (!row) throw notFound(`No outbox message ${id}.`, { id });
   if (row.status === 'delivered') throw invalidRequest('Only failed or pending messages can be retried.');

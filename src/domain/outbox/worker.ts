@@ -3,8 +3,10 @@ import * as outbox from '../../data/repositories/outbox-repository';
 import { saveBrands } from '../../data/repositories/marketplace-repository';
 import { appendAudit } from '../../data/repositories/audit-repository';
 import { exchangeAudit } from '../audit/exchange-audit';
+import type { Tx } from '../../data/database';
 import {
   isOutboundFailure,
+  OUTBOUND_KINDS,
   type MarketplaceBrand,
   type OutboundExchange,
   type OutboundKind,
@@ -14,9 +16,9 @@ import {
 export { enqueueOutbound, type OutboundKind, type OutboundSender } from './outbox';
 
 /**
- * Delivers due outbox messages at least once. Each pass:
- *   1. claims due messages in one short statement (FOR UPDATE SKIP LOCKED, so workers never share a message),
- *      taking a lease (locked_until) longer than a request can last and counting the attempt;
+ * Delivers due outbox messages at least once, per channel (the marketplace's calls; partner webhooks). Each pass:
+ *   1. claims the channel's due messages in one short statement (FOR UPDATE SKIP LOCKED, so workers never share a
+ *      message), taking a lease (locked_until) longer than a send can last and counting the attempt;
  *   2. sends them with no transaction open;
  *   3. records each outcome and its audit row in a second short transaction.
  * A worker that dies after claiming leaves a lease that expires; the message is then claimed again. All state is
@@ -41,19 +43,49 @@ export interface DeliveryPass {
   failed: number;
 }
 
-type WorkerDeps = Pick<Deps, 'db' | 'clock' | 'logger'>;
+export type WorkerDeps = Pick<Deps, 'db' | 'clock' | 'logger'>;
 
-interface Claimed {
+export interface Claimed {
   id: string;
-  kind: OutboundKind;
+  kind: string;
   payload: Record<string, unknown>;
   attempts: number;
   maxAttempts: number;
+  /** Webhook deliveries: the event and the endpoint. */
+  eventId: string | null;
+  endpointId: string | null;
 }
 
-type Outcome =
+/** An attempt's result; `context` names whose it was, for its audit row (a webhook's partner and environment). */
+export type Outcome = (
   | { ok: true; exchange: OutboundExchange; brands?: MarketplaceBrand[] }
-  | { ok: false; retryable: boolean; status: number | null; error: string; exchange: OutboundExchange };
+  | { ok: false; retryable: boolean; status: number | null; error: string; exchange: OutboundExchange }
+) & { context?: { partnerId: string; env: string } };
+
+/** What the outcome of an attempt did to its message. */
+export interface Recorded {
+  /** False when our lease had expired and another worker's claim won (the attempt is only audited). */
+  updated: boolean;
+  result: keyof DeliveryPass;
+  now: Date;
+}
+
+/** One kind of recipient: which messages it owns, how it sends them, and when it tries again. */
+export interface OutboxChannel {
+  readonly name: string;
+  readonly kinds: readonly string[];
+  /** How long a claim lasts: longer than a send, plus the time to record its outcome. */
+  readonly leaseMs: number;
+  readonly batchSize: number;
+  /** One attempt, started at `now` (the worker's clock); never throws for a failure of the recipient (that is an outcome). */
+  send(msg: Claimed, now: Date): Promise<Outcome>;
+  /** The wait after failed attempt number `attempt` before the next. */
+  retryDelayMs(attempt: number): number;
+  /** In the outcome's transaction, before the message's row: what must be locked first (one lock order for all writers). */
+  lockFirst?(tx: Tx, msg: Claimed): Promise<void>;
+  /** In the outcome's transaction: the attempt's audit row and whatever else the channel keeps. */
+  recorded(tx: Tx, msg: Claimed, outcome: Outcome, r: Recorded): Promise<void>;
+}
 
 const DEFAULTS = { batchSize: 10, baseDelayMs: 2_000, maxDelayMs: 10 * 60_000, leaseMarginMs: 30_000 };
 
@@ -65,31 +97,45 @@ export function backoffDelayMs(attempt: number, opts: OutboxWorkerOptions = {}):
   return Math.floor((opts.random ?? Math.random)() * ceiling);
 }
 
-/** One pass over the due messages. */
-export async function deliverDueOnce(deps: WorkerDeps, client: OutboundSender, opts: OutboxWorkerOptions = {}): Promise<DeliveryPass> {
-  const claimed = await claimDue(deps, client, opts);
+/** The marketplace's calls, sent by its client with exponential backoff and full jitter. */
+export function marketplaceChannel(client: OutboundSender, opts: OutboxWorkerOptions = {}): OutboxChannel {
+  return {
+    name: 'marketplace',
+    kinds: OUTBOUND_KINDS,
+    leaseMs: client.timeoutMs + (opts.leaseMarginMs ?? DEFAULTS.leaseMarginMs),
+    batchSize: opts.batchSize ?? DEFAULTS.batchSize,
+    send: (msg, now) => sendToMarketplace(client, msg, now),
+    retryDelayMs: (attempt) => backoffDelayMs(attempt, opts),
+    async recorded(tx, msg, outcome, r) {
+      if (r.updated && outcome.ok && outcome.brands) await saveBrands(tx, outcome.brands, r.now);
+      await appendAudit(tx, exchangeAudit('marketplace', outcome.exchange, { attempt: msg.attempts, error: outcome.ok ? null : outcome.error }));
+    },
+  };
+}
+
+/** One pass over the marketplace's due messages. */
+export function deliverDueOnce(deps: WorkerDeps, client: OutboundSender, opts: OutboxWorkerOptions = {}): Promise<DeliveryPass> {
+  return deliverChannelOnce(deps, marketplaceChannel(client, opts));
+}
+
+/** One pass over a channel's due messages. */
+export async function deliverChannelOnce(deps: WorkerDeps, channel: OutboxChannel): Promise<DeliveryPass> {
+  const now = deps.clock.now();
+  // One UPDATE is its own short transaction: the lease and the attempt count commit before anything is sent.
+  const claimed = await outbox.claimDue(deps.db, now, new Date(now.getTime() + channel.leaseMs), channel.batchSize, channel.kinds);
   const pass: DeliveryPass = { delivered: 0, retried: 0, failed: 0 };
   await Promise.all(
     claimed.map(async (msg) => {
-      const outcome = await send(client, msg, deps.clock.now());
-      const result = await recordOutcome(deps, msg, outcome, opts);
+      const result = await recordOutcome(deps, channel, msg, await channel.send(msg, deps.clock.now()));
       if (result) pass[result] += 1;
     }),
   );
   return pass;
 }
 
-/** One UPDATE is its own short transaction: the lease and the attempt count commit before anything is sent. */
-async function claimDue(deps: WorkerDeps, client: OutboundSender, opts: OutboxWorkerOptions): Promise<Claimed[]> {
-  const now = deps.clock.now();
-  const leaseMs = client.timeoutMs + (opts.leaseMarginMs ?? DEFAULTS.leaseMarginMs);
-  const rows = await outbox.claimDue(deps.db, now, new Date(now.getTime() + leaseMs), opts.batchSize ?? DEFAULTS.batchSize);
-  return rows.map((r) => ({ ...r, kind: r.kind as OutboundKind }));
-}
-
-async function send(client: OutboundSender, msg: Claimed, startedAt: Date): Promise<Outcome> {
+async function sendToMarketplace(client: OutboundSender, msg: Claimed, startedAt: Date): Promise<Outcome> {
   try {
-    const r = await client.sendOutbound(msg.kind, msg.payload, { requestId: `outbox_${msg.id}_a${msg.attempts}` });
+    const r = await client.sendOutbound(msg.kind as OutboundKind, msg.payload, { requestId: `outbox_${msg.id}_a${msg.attempts}` });
     return { ok: true, exchange: r.exchange, brands: r.brands };
   } catch (e) {
     if (isOutboundFailure(e)) return { ok: false, retryable: e.retryable, status: e.status, error: e.message, exchange: e.exchange };
@@ -100,21 +146,17 @@ async function send(client: OutboundSender, msg: Claimed, startedAt: Date): Prom
 }
 
 /**
- * Writes the outcome and the attempt's audit row together. The update is fenced on the attempt number: if our
- * lease expired and another worker claimed the message meanwhile, its claim wins and ours is only audited.
+ * Writes the outcome and what the channel keeps of it (the attempt's audit row above all) together. The update is
+ * fenced on the attempt number: if our lease expired and another worker claimed the message meanwhile, its claim
+ * wins and ours is only audited.
  */
-async function recordOutcome(
-  deps: WorkerDeps,
-  msg: Claimed,
-  outcome: Outcome,
-  opts: OutboxWorkerOptions,
-): Promise<keyof DeliveryPass | undefined> {
+async function recordOutcome(deps: WorkerDeps, channel: OutboxChannel, msg: Claimed, outcome: Outcome): Promise<keyof DeliveryPass | undefined> {
   const now = deps.clock.now();
-  const next = nextState(msg, outcome, now, opts);
+  const next = nextState(msg, outcome, now, channel);
   return deps.db.transaction(async (tx) => {
+    await channel.lockFirst?.(tx, msg);
     const updated = await outbox.recordOutcome(tx, msg.id, msg.attempts, next.row, now);
-    if (updated && outcome.ok && outcome.brands) await saveBrands(tx, outcome.brands, now);
-    await appendAudit(tx, exchangeAudit('marketplace', outcome.exchange, { attempt: msg.attempts, error: outcome.ok ? null : outcome.error }));
+    await channel.recorded(tx, msg, outcome, { updated, result: next.result, now });
     if (!updated) {
       deps.logger.warn({ outboxId: msg.id, attempt: msg.attempts }, 'outbox lease lost before the outcome was recorded');
       return undefined;
@@ -124,22 +166,23 @@ async function recordOutcome(
   });
 }
 
-function nextState(msg: Claimed, outcome: Outcome, now: Date, opts: OutboxWorkerOptions): { result: keyof DeliveryPass; row: outbox.Outcome } {
+function nextState(msg: Claimed, outcome: Outcome, now: Date, channel: OutboxChannel): { result: keyof DeliveryPass; row: outbox.Outcome } {
   const lastStatus = outcome.exchange.status;
   if (outcome.ok) return { result: 'delivered', row: { status: 'delivered', deliveredAt: now, lastStatus } };
   if (!outcome.retryable || msg.attempts >= msg.maxAttempts) {
     return { result: 'failed', row: { status: 'failed', lastStatus, lastError: outcome.error } };
   }
-  const nextAttemptAt = new Date(now.getTime() + backoffDelayMs(msg.attempts, opts));
+  const nextAttemptAt = new Date(now.getTime() + channel.retryDelayMs(msg.attempts));
   return { result: 'retried', row: { status: 'pending', nextAttemptAt, lastStatus, lastError: outcome.error } };
 }
 
-function syntheticExchange(msg: Claimed, error: string, startedAt: Date): OutboundExchange {
+/** The audit record of an attempt that never reached the wire. */
+export function syntheticExchange(msg: Claimed, error: string, startedAt: Date, path = `outbox:${msg.kind}`): OutboundExchange {
   return {
     requestId: `outbox_${msg.id}_a${msg.attempts}`,
     startedAt: startedAt.toISOString(),
     method: '-',
-    path: `outbox:${msg.kind}`,
+    path,
     url: '',
     requestHeaders: {},
     requestBody: null,
@@ -152,23 +195,23 @@ function syntheticExchange(msg: Claimed, error: string, startedAt: Date): Outbou
 }
 
 /**
- * Runs a pass every `pollMs` (the next one is scheduled when the previous ends, so passes never overlap in one
- * process). The returned stopper prevents further passes and waits for the one in flight.
+ * Runs a pass of each channel every `pollMs` (the next one is scheduled when the previous ends, so passes never
+ * overlap in one process). The returned stopper prevents further passes and waits for the one in flight.
  */
-export function startOutboxWorker(
-  deps: WorkerDeps,
-  client: OutboundSender,
-  opts: OutboxWorkerOptions & { pollMs: number },
-): () => Promise<void> {
+export function startOutboxWorker(deps: WorkerDeps, channels: readonly OutboxChannel[], opts: { pollMs: number }): () => Promise<void> {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
-  let inFlight: Promise<void> = Promise.resolve();
+  let inFlight: Promise<unknown> = Promise.resolve();
   const tick = () => {
-    inFlight = deliverDueOnce(deps, client, opts).then(
-      (pass) => {
-        if (pass.delivered + pass.retried + pass.failed) deps.logger.info(pass, 'outbox pass');
-      },
-      (err) => deps.logger.warn({ err }, 'outbox pass failed; will retry'),
+    inFlight = Promise.all(
+      channels.map((channel) =>
+        deliverChannelOnce(deps, channel).then(
+          (pass) => {
+            if (pass.delivered + pass.retried + pass.failed) deps.logger.info({ channel: channel.name, ...pass }, 'outbox pass');
+          },
+          (err) => deps.logger.warn({ err, channel: channel.name }, 'outbox pass failed; will retry'),
+        ),
+      ),
     );
     void inFlight.then(schedule);
   };

@@ -1,0 +1,116 @@
+import { Webhook } from 'standardwebhooks';
+import type { Deps } from '../../deps';
+import * as repo from '../../data/repositories/webhooks-repository';
+import { appendAudit } from '../../data/repositories/audit-repository';
+import { systemClock, type Clock } from '../../shared/clock';
+import { exchangeAudit } from '../audit/exchange-audit';
+import { syntheticExchange, type Claimed, type OutboxChannel, type Outcome } from '../outbox/worker';
+import type { OutboundExchange } from '../outbox/outbox';
+import { privateAllowed } from './targets';
+
+/**
+ * Delivering webhooks through the outbox: one message per event and endpoint, claimed, leased and retried like
+ * every outbox message, and audited per attempt (surface `webhooks`, direction `outbound`, request id
+ * `outbox_<id>_a<attempt>`). Any answer but a 2xx is a failure, retried on the Svix schedule: at once, then after
+ * 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (8 attempts over some 27.5 hours). An endpoint whose deliveries have
+ * all failed for 3 days is disabled, and its waiting deliveries fail, for an operator to look at.
+ */
+export const RETRY_SCHEDULE_MS = [5_000, 5 * 60_000, 30 * 60_000, 2 * 3600_000, 5 * 3600_000, 10 * 3600_000, 10 * 3600_000] as const;
+export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
+export const DISABLE_AFTER_MS = 3 * 24 * 3600_000;
+const DISABLED_REASON = 'every delivery failed for 3 days';
+
+/** Signs one delivery per Standard Webhooks: `v1,<base64 HMAC-SHA256 of "id.timestamp.body">`, one per secret, space-separated. */
+export function signatureHeader(eventId: string, timestamp: Date, body: string, secrets: readonly string[]): string {
+  return secrets.map((s) => new Webhook(s).sign(eventId, timestamp, body)).join(' ');
+}
+
+export interface WebhookPost {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  /** Private and loopback targets allowed (sandbox endpoints, when the operator allows them). */
+  allowPrivate: boolean;
+  /** The audit row's request id (outbox_<id>_a<attempt>). */
+  requestId: string;
+  startedAt: Date;
+}
+
+/** One delivery attempt, ready for the audit log; `ok` when the receiver answered 2xx. */
+export interface WebhookAttempt {
+  ok: boolean;
+  error: string | null;
+  exchange: OutboundExchange;
+}
+
+/** The port deliveries go out through; HttpWebhookSender implements it. Never rejects: a failure is an attempt. */
+export interface WebhookPoster {
+  readonly timeoutMs: number;
+  post(p: WebhookPost): Promise<WebhookAttempt>;
+}
+
+export interface WebhookChannelOptions {
+  batchSize?: number;
+  /** Added to the timeout to size a claim's lease. Default 10 s (recording an outcome is one short transaction). */
+  leaseMarginMs?: number;
+  /** The clock of `webhook-timestamp`: the real time, which receivers check against theirs. */
+  wallClock?: Clock;
+}
+
+export function webhookChannel(deps: Pick<Deps, 'db' | 'logger' | 'config'>, poster: WebhookPoster, opts: WebhookChannelOptions = {}): OutboxChannel {
+  const wallClock = opts.wallClock ?? systemClock;
+  return {
+    name: 'webhooks',
+    kinds: ['webhook'],
+    leaseMs: poster.timeoutMs + (opts.leaseMarginMs ?? 10_000),
+    batchSize: opts.batchSize ?? 10,
+    retryDelayMs: (attempt) => RETRY_SCHEDULE_MS[Math.min(attempt, RETRY_SCHEDULE_MS.length) - 1],
+    // The endpoint before its delivery, as every writer of both does (an operator disabling it fails its deliveries).
+    lockFirst: async (tx, msg) => void (await repo.findEndpointForUpdate(tx, msg.endpointId!)),
+
+    async send(msg: Claimed, now: Date): Promise<Outcome> {
+      const target = await repo.deliveryTarget(deps.db, msg.eventId!, msg.endpointId!, now);
+      if (!target || target.status !== 'enabled') {
+        const error = `not sent: the endpoint is ${target?.status ?? 'gone'}`;
+        return { ok: false, retryable: false, status: null, error, exchange: syntheticExchange(msg, error, now, `webhook_endpoints/${msg.endpointId}`), context: target };
+      }
+      const sentAt = wallClock.now();
+      const attempt = await poster.post({
+        url: target.url,
+        headers: {
+          'Content-Type': 'application/json',
+          'User-Agent': 'LankaTransfers-Webhooks/1.0',
+          'webhook-id': target.eventId,
+          'webhook-timestamp': String(Math.floor(sentAt.getTime() / 1000)),
+          'webhook-signature': signatureHeader(target.eventId, sentAt, target.payload, target.secrets),
+        },
+        body: target.payload,
+        allowPrivate: privateAllowed(target.env, deps.config.webhooks.allowPrivateTargets),
+        requestId: `outbox_${msg.id}_a${msg.attempts}`,
+        startedAt: now,
+      });
+      if (attempt.ok) return { ok: true, exchange: attempt.exchange, context: target };
+      return { ok: false, retryable: true, status: attempt.exchange.status, error: attempt.error ?? 'failed', exchange: attempt.exchange, context: target };
+    },
+
+    async recorded(tx, msg, outcome, r) {
+      let error = outcome.ok ? null : outcome.error;
+      if (r.updated && outcome.ok) await repo.endpointSucceeded(tx, msg.endpointId!);
+      else if (r.updated) {
+        const e = await repo.endpointFailed(tx, msg.endpointId!, r.now, new Date(r.now.getTime() - DISABLE_AFTER_MS), DISABLED_REASON);
+        if (e.disabledNow) {
+          await repo.failPendingDeliveries(tx, e.endpointId, `endpoint disabled: ${DISABLED_REASON}`, r.now);
+          error = `${error}; endpoint disabled: ${DISABLED_REASON} (since ${e.failingSince?.toISOString()})`;
+          deps.logger.error(
+            { endpointId: e.endpointId, partnerId: e.partnerId, env: e.env, url: e.url, failingSince: e.failingSince },
+            'webhook endpoint disabled: every delivery failed for 3 days',
+          );
+        }
+      }
+      await appendAudit(
+        tx,
+        exchangeAudit('webhooks', outcome.exchange, { attempt: msg.attempts, error, partnerId: outcome.context?.partnerId ?? null, env: outcome.context?.env ?? null }),
+      );
+    },
+  };
+}

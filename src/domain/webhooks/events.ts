@@ -1,0 +1,91 @@
+import type { Sql } from '../../data/database';
+import type { Write } from '../../data/write';
+import type { BookingRow, BookingStatus } from '../../data/repositories/bookings-repository';
+import * as repo from '../../data/repositories/webhooks-repository';
+import { invalidRequest, notFound } from '../../shared/errors';
+import { eventId as newEventId } from '../../shared/ids';
+import { bookingView, type BookingView } from '../bookings/booking-view';
+import { MAX_ATTEMPTS } from './delivery';
+import { requireEndpoint } from './endpoints';
+import type { BookingEventType, EventType } from './event-types';
+
+/**
+ * Events: what happened to a partner's bookings, written in the transaction of the change that causes it, with a
+ * delivery (an outbox message) to each of the partner's endpoints in that environment subscribed to its type.
+ * The payload is built once, here, and kept as sent: `data.booking` is the booking record exactly as
+ * GET /bookings/{booking_ref} returns it, and `sequence` numbers a booking's events 1, 2, 3… in the order they
+ * happened (the change's own UPDATE of the booking row counts it, so two changes of one booking never share one).
+ */
+
+const TYPE_OF: Record<BookingStatus, BookingEventType> = {
+  confirmed: 'booking.confirmed',
+  driver_assigned: 'booking.driver_assigned',
+  cancelled: 'booking.cancelled',
+  completed: 'booking.completed',
+  no_show: 'booking.no_show',
+};
+
+type Scope = { partnerId: string; env: 'sandbox' | 'production' };
+
+/** The body of every delivery (and of every item of GET /events). */
+export interface WebhookEvent {
+  id: string;
+  type: EventType;
+  created_at: string;
+  env: 'sandbox' | 'production';
+  /** The booking's own count of its events; null for `ping`. */
+  sequence: number | null;
+  data: { booking: BookingView } | { endpoint_id: string };
+}
+
+function newEvent(scope: Scope, type: EventType, now: Date, booking: BookingRow | null, data: WebhookEvent['data']): repo.NewEvent {
+  const id = newEventId();
+  const payload: WebhookEvent = { id, type, created_at: now.toISOString(), env: scope.env, sequence: booking?.eventSeq ?? null, data };
+  return { eventId: id, partnerId: scope.partnerId, env: scope.env, type, bookingRef: booking?.bookingRef ?? null, sequence: booking?.eventSeq ?? null, payload: JSON.stringify(payload), createdAt: now };
+}
+
+/** The event of the state a booking has just entered (its status names the type). */
+export const bookingEvent = (b: BookingRow, now: Date): repo.NewEvent => newEvent(b, TYPE_OF[b.status], now, b, { booking: bookingView(b) });
+
+/** The booking's event as part of its one-statement write (only if the CTE `after`, the booking, wrote a row). */
+export const bookingEventWrite = (b: BookingRow, now: Date, after: string): Write => repo.eventWrite(bookingEvent(b, now), MAX_ATTEMPTS, after);
+
+/** In the caller's transaction: the event of the booking's new state, and its deliveries. */
+export async function recordBookingEvent(tx: Sql, b: BookingRow, now: Date): Promise<void> {
+  await repo.insertEvent(tx, bookingEvent(b, now), MAX_ATTEMPTS);
+}
+
+/** A `ping` to one endpoint (POST /webhook_endpoints/{id}/test). */
+export async function sendPing(tx: Sql, scope: Scope, endpointId: string, now: Date): Promise<WebhookEvent> {
+  await requireEndpoint(tx, scope, endpointId, { enabled: true });
+  const e = newEvent(scope, 'ping', now, null, { endpoint_id: endpointId });
+  await repo.insertEvent(tx, e, MAX_ATTEMPTS, endpointId);
+  return JSON.parse(e.payload) as WebhookEvent;
+}
+
+/**
+ * A partner's events in one environment, oldest first, after the event `after` (its id, as listed here), of one
+ * type if asked. An event is listed once every transaction that began writing before it has ended (normally at
+ * once), so an event can never appear later before one already listed: resuming from the last id read skips none.
+ */
+export async function listEvents(db: Sql, scope: Scope, q: { after?: string; type?: EventType; limit: number }): Promise<{ data: WebhookEvent[]; has_more: boolean }> {
+  let after: { tx: string; id: string } | undefined;
+  if (q.after) {
+    after = await repo.eventPosition(db, q.after, scope.partnerId, scope.env);
+    if (!after) throw invalidRequest(`The request is invalid: after names no event on this account in ${scope.env}.`, [{ field: 'after', message: `names no event on this account in ${scope.env}` }]);
+  }
+  const rows = await repo.listEvents(db, { ...scope, type: q.type, after, limit: q.limit + 1 });
+  return { data: rows.slice(0, q.limit).map((r) => JSON.parse(r.payload) as WebhookEvent), has_more: rows.length > q.limit };
+}
+
+/**
+ * Delivers a stored event again, with the same `webhook-id` (receivers deduplicate on it): to the endpoint named,
+ * or to every enabled endpoint subscribed to its type.
+ */
+export async function redeliverEvent(tx: Sql, scope: Scope, eventId: string, endpointId: string | undefined, now: Date) {
+  const event = await repo.findEvent(tx, eventId, scope.partnerId, scope.env);
+  if (!event) throw notFound(`No event ${eventId} on this account in ${scope.env}.`, { event_id: eventId });
+  if (endpointId) await requireEndpoint(tx, scope, endpointId, { enabled: true });
+  const deliveries = await repo.enqueueDeliveries(tx, eventId, MAX_ATTEMPTS, now, endpointId);
+  return { event_id: eventId, deliveries: deliveries.map((d) => ({ delivery_id: d.id, endpoint_id: d.endpointId })) };
+}
