@@ -6,6 +6,7 @@ import type { OutboundExchange } from './domain/outbox/outbox';
 import type { KeyCache } from './domain/partners/key-cache';
 import type { RecentBookingFacts } from './domain/bookings/recent';
 import type { FleetCapacity } from './domain/fleet/capacity';
+import type { Resolve } from './domain/webhooks/targets';
 
 /** Reads an order from the marketplace's authenticated API (the re-fetch behind every callback). */
 export interface OrderSource {
@@ -26,6 +27,8 @@ export interface Deps {
   fleet: FleetCapacity;
   /** Set when the instance is shutting down: requests still arriving are refused cleanly. */
   lifecycle: { draining: boolean };
+  /** Resolves webhook hosts (DNS; tests inject their own), at registration and at every delivery. */
+  resolveHost: Resolve;
   /** Present when MARKETPLACE_URL, MARKETPLACE_USER_ID and MARKETPLACE_PRIVATE_KEY are configured. */
   orderSource?: OrderSource;
 }

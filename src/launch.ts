@@ -15,10 +15,14 @@ export async function launch(config: Config, logger: Logger): Promise<Launched> 
   const running = await startServer({ config, logger });
   const demo = await ensureDemoPartner(running.deps.db, { withFleet: !config.databaseUrl, now: running.deps.clock.now() });
   const base = config.publicBaseUrl;
+  // With OPS_LISTEN the operator surface is only on its own address (not on PUBLIC_BASE_URL).
+  const opsBase = config.opsListen ? running.opsUrl : base;
   const lines = [
     '',
     `Lanka Transfers API listening on port ${running.port} (${config.databaseUrl ? 'PostgreSQL' : `embedded PGlite in ${config.dataDir}`})`,
-    `  Transfers API: ${base}/transfers/v1   Operator API: ${base}/ops/v1   Marketplace: ${config.marketplace.inUrl}`,
+    `  Transfers API: ${base}/transfers/v1   Marketplace: ${config.marketplace.inUrl}`,
+    `  Reference console (sandbox keys only): ${base}/transfers/v1/console`,
+    `  Operator API: ${opsBase}/ops/v1   Operator console: ${opsBase}/ops/${config.opsListen ? '   (OPS_LISTEN: not on the main port)' : ''}`,
   ];
   if (running.operatorTokenGenerated) lines.push(`  Operator token (generated, kept in ${config.dataDir}/operator-token): ${running.operatorToken}`);
   else lines.push(`  Operator token: ${config.operatorToken ? 'from OPERATOR_TOKEN' : `in ${config.dataDir}/operator-token`}`);
@@ -26,7 +30,7 @@ export async function launch(config: Config, logger: Logger): Promise<Launched> 
     lines.push(
       `  Demo partner "${demo.name}" (${demo.partner_id}) created with a sandbox key, shown this once:`,
       `    ${demo.key}`,
-      '  Try it:',
+      '  Try it: paste the key into the reference console, or',
       `    curl -s ${base}/transfers/v1/ping -H "Authorization: Bearer ${demo.key}"`,
     );
     if (demo.fleet) lines.push(`  Demo fleet: ${demo.fleet.vehicles} vehicles and ${demo.fleet.drivers} drivers (npm run --silent operator -- vehicle list)`);

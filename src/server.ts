@@ -17,7 +17,10 @@ import { KeyCache } from './domain/partners/key-cache';
 import { RecentBookingFacts } from './domain/bookings/recent';
 import { FleetCapacity } from './domain/fleet/capacity';
 import { ensureAuditPartitions } from './data/repositories/audit-repository';
-import { startOutboxWorker } from './domain/outbox/worker';
+import { marketplaceChannel, startOutboxWorker } from './domain/outbox/worker';
+import { webhookChannel } from './domain/webhooks/delivery';
+import { systemResolve, type Resolve } from './domain/webhooks/targets';
+import { HttpWebhookSender } from './adapters/webhooks/http-webhook-sender';
 import { HttpMarketplaceClient } from './adapters/marketplace/http-marketplace-client';
 
 export interface StartOptions {
@@ -26,13 +29,17 @@ export interface StartOptions {
   logger?: Logger;
   /** An existing knex (tests share one per file); otherwise one is made from the config. */
   db?: Knex;
-  /** Deliver the marketplace outbox in the background when the marketplace is configured (default true). */
+  /** Deliver the outbox in the background: webhooks always, marketplace calls when it is configured (default true). */
   outboxWorker?: boolean;
+  /** How webhook hosts resolve (default: DNS). */
+  resolveHost?: Resolve;
 }
 
 export interface RunningServer {
   port: number;
   url: string;
+  /** Where the operator API and console are served: OPS_LISTEN's address when set, else `url`. */
+  opsUrl: string;
   deps: Deps;
   operatorToken: string;
   operatorTokenGenerated: boolean;
@@ -73,6 +80,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     keys: new KeyCache(),
     recent: new RecentBookingFacts(),
     fleet: new FleetCapacity(),
+    resolveHost: opts.resolveHost ?? systemResolve,
     orderSource: marketplace && {
       getOrder: async (orderId, o) => {
         const { body, exchange } = await marketplace.getOrder(orderId, o);
@@ -81,25 +89,33 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     },
   };
   const { token, generated } = resolveOperatorToken(config);
-  const { app } = await createApp(deps, { operatorToken: token });
+  const { app, opsApp } = await createApp(deps, { operatorToken: token });
 
-  const server = http.createServer(app);
-  server.keepAliveTimeout = 5_000;
-  server.on('clientError', answerUnparsable(deps));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
-  });
+  const server = await listen(app, deps, config.port, config.host);
   const port = (server.address() as AddressInfo).port;
+  // OPS_LISTEN: the operator API and console on an address of their own (e.g. loopback or a private network).
+  let opsServer: http.Server | undefined;
+  if (opsApp && config.opsListen) {
+    try {
+      opsServer = await listen(opsApp, deps, config.opsListen.port, config.opsListen.host);
+    } catch (e) {
+      server.close();
+      throw e;
+    }
+  }
+  const servers = opsServer ? [server, opsServer] : [server];
   const stopRetention = scheduleRetention(deps);
-  const stopOutbox =
-    opts.outboxWorker !== false && marketplace
-      ? startOutboxWorker(deps, marketplace, { pollMs: config.outbox.pollMs, baseDelayMs: config.outbox.retryBaseMs })
-      : async () => {};
+  // Webhooks are delivered whether or not the marketplace is configured; each channel keeps its own retry schedule.
+  const channels = [
+    webhookChannel(deps, new HttpWebhookSender({ timeoutMs: config.webhooks.timeoutMs, resolve: deps.resolveHost })),
+    ...(marketplace ? [marketplaceChannel(marketplace, { baseDelayMs: config.outbox.retryBaseMs })] : []),
+  ];
+  const stopOutbox = opts.outboxWorker !== false ? startOutboxWorker(deps, channels, { pollMs: config.outbox.pollMs }) : async () => {};
   let stopping: Promise<void> | undefined;
   return {
     port,
     url: `http://127.0.0.1:${port}`,
+    opsUrl: opsServer ? `http://${urlHost(config.opsListen!.host)}:${(opsServer.address() as AddressInfo).port}` : `http://127.0.0.1:${port}`,
     deps,
     operatorToken: token,
     operatorTokenGenerated: generated,
@@ -110,12 +126,35 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
         // Requests already running finish; a request arriving on an open connection meanwhile is refused cleanly
         // (503, Retry-After, Connection: close); new connections are refused by the closed listener.
         deps.lifecycle.draining = true;
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
+        await Promise.all(
+          servers.map(
+            (srv) =>
+              new Promise<void>((resolve) => {
+                srv.close(() => resolve());
+                srv.closeIdleConnections();
+              }),
+          ),
+        );
         await stopOutbox();
         if (ownDb) await db.destroy();
       })()),
   };
+}
+
+async function listen(app: http.RequestListener, deps: Deps, port: number, host: string): Promise<http.Server> {
+  const server = http.createServer(app);
+  server.keepAliveTimeout = 5_000;
+  server.on('clientError', answerUnparsable(deps));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return server;
+}
+
+/** A listening host as a URL's host: the wildcard addresses are reached on loopback; IPv6 in brackets. */
+function urlHost(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
 }

@@ -2,7 +2,7 @@
  * The operator CLI: a thin client of the operator API (contracts/ops-v1.yaml). It parses arguments and prints
  * answers; the API validates everything and its errors are shown as they come.
  *
- *   npm run --silent operator -- <partner|key|vocab|vehicle|driver|job|outbox|audit> <verb> … [--json]
+ *   npm run --silent operator -- <ping|partner|key|vocab|vehicle|driver|job|outbox|webhook|audit> [<verb>] … [--json]
  *
  * Exit codes: 0 done, 1 the API (or the command line) refused, 2 the API could not be asked (no token, unreachable).
  */
@@ -38,7 +38,9 @@ class CliError extends Error {
 export async function run(argv: string[], io: Io): Promise<number> {
   // An empty variable means unset, as in src/config/env.ts.
   const env = (name: string) => io.env[name] || undefined;
-  const defaultBaseUrl = env('OPERATOR_BASE_URL') ?? env('PUBLIC_BASE_URL') ?? `http://localhost:${env('PORT') ?? 3000}`;
+  // With OPS_LISTEN the operator API is on that address only (PUBLIC_BASE_URL no longer serves it).
+  const opsListen = env('OPS_LISTEN')?.replace(/^0\.0\.0\.0:/, '127.0.0.1:').replace(/^\[::\]:/, '[::1]:');
+  const defaultBaseUrl = env('OPERATOR_BASE_URL') ?? (opsListen && `http://${opsListen}`) ?? env('PUBLIC_BASE_URL') ?? `http://localhost:${env('PORT') ?? 3000}`;
   const program = new Command('operator')
     .description('Operator CLI: a client of the operator API (/ops/v1).')
     .option('--base-url <url>', 'where the service runs', defaultBaseUrl)
@@ -94,6 +96,11 @@ export async function run(argv: string[], io: Io): Promise<number> {
     io.stdout.write(program.opts().json ? `${JSON.stringify(value, null, 2)}\n` : human());
   };
   const id = encodeURIComponent;
+
+  program
+    .command('ping')
+    .description("check the token; the service's time and today's date in Sri Lanka")
+    .action(async () => print(await api('getOpsPing', 'GET', '/ping')));
 
   const partner = program.command('partner').description('partner accounts');
   partner
@@ -264,21 +271,50 @@ export async function run(argv: string[], io: Io): Promise<number> {
     .description('the passenger did not show (after pickup, within 24 hours)')
     .action(async (j: string, note: string) => print(await api('reportNoShow', 'POST', `/jobs/${id(j)}/no-show`, { note })));
 
-  const outbox = program.command('outbox').description('calls owed to the marketplace');
+  const outbox = program.command('outbox').description('calls owed to the marketplace and partner webhook deliveries');
   outbox
     .command('list')
     .description('messages, newest first')
-    .option('--status <status>', 'pending, delivered or failed')
+    .option('--status <status>', 'pending, delivered, failed, retrying (waiting after a failed attempt) or attention (failed or retrying)')
+    .option('--kind <kind>', 'a marketplace call (confirm_order, …) or webhook')
     .option('--order <order_id>', "one order's messages")
+    .option('--partner <partner_id>', "webhook deliveries to one partner's endpoints")
+    .option('--endpoint <endpoint_id>', "one webhook endpoint's deliveries")
+    .option('--event <event_id>', "one webhook event's deliveries")
     .option('--limit <n>', 'how many (1-500, the API defaults to 50)')
-    .action(async (o: { status?: string; order?: string; limit?: string }) => {
-      const r = await api('listOutbox', 'GET', `/outbox${query({ status: o.status, order_id: o.order, limit: o.limit })}`);
-      print(r, () => table(r.data, ['id', 'kind', 'order_id', 'status', 'attempts', 'max_attempts', 'last_status', 'last_error', 'next_attempt_at']));
+    .action(async (o: { status?: string; kind?: string; order?: string; partner?: string; endpoint?: string; event?: string; limit?: string }) => {
+      const params = { status: o.status, kind: o.kind, order_id: o.order, partner_id: o.partner, endpoint_id: o.endpoint, event_id: o.event, limit: o.limit };
+      const r = await api('listOutbox', 'GET', `/outbox${query(params)}`);
+      // One "for" column: the order of a marketplace call, or the endpoint and event of a webhook delivery.
+      const rows = r.data.map((m) => ({ ...m, for: m.webhook ? `${m.webhook.endpoint_id} ${m.webhook.event_type} ${m.webhook.event_id}` : m.order_id }));
+      print(r, () => table(rows, ['id', 'kind', 'for', 'status', 'attempts', 'max_attempts', 'last_status', 'last_error', 'next_attempt_at']));
     });
   outbox
     .command('retry <id>')
     .description('make a failed (or waiting) message due now')
     .action(async (m: string) => print(await api('retryOutboxMessage', 'POST', `/outbox/${id(m)}/retry`)));
+
+  const webhook = program.command('webhook').description("partners' webhook endpoints");
+  webhook
+    .command('list')
+    .description('endpoints, newest first (never their secrets)')
+    .option('--partner <partner_id>', "one partner's endpoints")
+    .option('--env <sandbox|production>', 'one environment')
+    .option('--status <status>', 'enabled, disabled (by an operator, or after failing for 3 days) or deleted')
+    .option('--limit <n>', 'how many (1-500, the API defaults to 50)')
+    .action(async (o: { partner?: string; env?: string; status?: string; limit?: string }) => {
+      const r = await api('listWebhookEndpoints', 'GET', `/webhook_endpoints${query({ partner_id: o.partner, env: o.env, status: o.status, limit: o.limit })}`);
+      print(r, () => table(r.data, ['endpoint_id', 'partner_id', 'env', 'status', 'url', 'failing_since', 'disabled_reason']));
+    });
+  webhook
+    .command('disable <endpoint_id>')
+    .description('stop deliveries to an endpoint (waiting ones fail)')
+    .option('--reason <text>', 'why, shown to the partner')
+    .action(async (e: string, o: { reason?: string }) => print(await api('disableWebhookEndpoint', 'POST', `/webhook_endpoints/${id(e)}/disable`, o.reason ? { reason: o.reason } : undefined)));
+  webhook
+    .command('enable <endpoint_id>')
+    .description('resume deliveries to an endpoint (retry failed ones with outbox retry)')
+    .action(async (e: string) => print(await api('enableWebhookEndpoint', 'POST', `/webhook_endpoints/${id(e)}/enable`)));
 
   program
     .command('audit')

@@ -26,16 +26,24 @@ const schema = z.object({
   MARKETPLACE_PRIVATE_KEY: z.string().optional(),
   MARKETPLACE_CALLBACK_TOKEN: z.string().optional(),
   OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  OPS_LISTEN: z
+    .string()
+    .regex(/^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, 'must be HOST:PORT, e.g. 127.0.0.1:3001 (an IPv6 host in brackets)')
+    .refine((v) => Number(v.slice(v.lastIndexOf(':') + 1)) <= 65535, 'the port must be at most 65535')
+    .optional(),
   EMERGENCY_PHONE: z.string().default('+94 11 234 5678'),
   FX_USD_EUR: decimalRate.default('0.92'),
   FX_USD_LKR: decimalRate.default('300'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
   RESPONSE_VALIDATION: z.enum(['enforce', 'log', 'off']).optional(),
   IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(1).max(60000).default(5000),
+  SANDBOX_SLOW_MS: z.coerce.number().int().min(0).max(60000).default(10000),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600000).default(15000),
   AUDIT_RETENTION_MONTHS: z.coerce.number().int().min(1).max(1200).optional(),
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60000).default(1000),
   OUTBOX_RETRY_BASE_MS: z.coerce.number().int().min(1).max(600000).default(2000),
+  WEBHOOKS_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false'),
+  WEBHOOKS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60000).default(15000),
 });
 
 export interface Config {
@@ -55,6 +63,11 @@ export interface Config {
     callbackToken?: string;
   };
   operatorToken?: string;
+  /**
+   * OPS_LISTEN: the operator API and console are served on this address only (a second listener), and the main
+   * port no longer serves /ops. Unset: one port serves everything.
+   */
+  opsListen?: { host: string; port: number };
   emergencyPhone: string;
   /** USD → currency, as decimal strings (money is never a float). */
   fxFromUsd: Record<'USD' | 'EUR' | 'LKR', string>;
@@ -69,12 +82,23 @@ export interface Config {
    * answering 409 in_progress or 503: the database session's lock_timeout.
    */
   idempotencyWaitMs: number;
+  /** How long `Sandbox-Simulate: slow` holds its answer. */
+  sandboxSlowMs: number;
   /** No statement runs longer: past it the request is answered 503. */
   databaseStatementTimeoutMs: number;
   /** Audit months older than this are dropped by the retention pass; unset keeps the audit log forever. */
   auditRetentionMonths?: number;
   /** The outbox worker: how often it looks for due messages, and the base of its exponential backoff. */
   outbox: { pollMs: number; retryBaseMs: number };
+  webhooks: {
+    /**
+     * Sandbox endpoints may target private and loopback addresses (local development, tests). Production endpoints
+     * never may, whatever this says; link-local, multicast and reserved addresses are refused for both.
+     */
+    allowPrivateTargets: boolean;
+    /** One delivery attempt: connect, send and the receiver's answer. */
+    timeoutMs: number;
+  };
   /** Body size limit of every surface. */
   maxBodyBytes: number;
 }
@@ -90,6 +114,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
   const e = parsed.data;
+  if (e.OPS_LISTEN && e.PORT !== 0 && parseListen(e.OPS_LISTEN).port === e.PORT) {
+    throw new ConfigError(`Invalid configuration:\n  OPS_LISTEN: must use another port than PORT (${e.PORT}): the operator surface gets a listener of its own`);
+  }
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, '');
   return Object.freeze({
     nodeEnv: e.NODE_ENV,
@@ -108,14 +135,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       callbackToken: e.MARKETPLACE_CALLBACK_TOKEN,
     }),
     operatorToken: e.OPERATOR_TOKEN,
+    opsListen: e.OPS_LISTEN ? parseListen(e.OPS_LISTEN) : undefined,
     emergencyPhone: e.EMERGENCY_PHONE,
     fxFromUsd: Object.freeze({ USD: '1', EUR: e.FX_USD_EUR, LKR: e.FX_USD_LKR }),
     logLevel: e.LOG_LEVEL ?? (e.NODE_ENV === 'test' ? 'silent' : 'info'),
     responseValidation: e.RESPONSE_VALIDATION ?? (e.NODE_ENV === 'production' ? 'off' : 'enforce'),
     idempotencyWaitMs: e.IDEMPOTENCY_WAIT_MS,
+    sandboxSlowMs: e.SANDBOX_SLOW_MS,
     databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     auditRetentionMonths: e.AUDIT_RETENTION_MONTHS,
     outbox: Object.freeze({ pollMs: e.OUTBOX_POLL_MS, retryBaseMs: e.OUTBOX_RETRY_BASE_MS }),
+    webhooks: Object.freeze({ allowPrivateTargets: e.WEBHOOKS_ALLOW_PRIVATE_TARGETS === 'true', timeoutMs: e.WEBHOOKS_TIMEOUT_MS }),
     maxBodyBytes: 64 * 1024,
   });
+}
+
+/** `127.0.0.1:3001` or `[::1]:3001` → host and port. */
+function parseListen(value: string): { host: string; port: number } {
+  const at = value.lastIndexOf(':');
+  return Object.freeze({ host: value.slice(0, at).replace(/^\[(.*)\]$/, '$1'), port: Number(value.slice(at + 1)) });
 }

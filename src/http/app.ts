@@ -5,8 +5,11 @@ import type { Deps } from '../deps';
 import { pipeline } from './pipeline';
 import type { Surface } from './surface';
 import { createTransfersSurface, transfersError } from './transfers/api';
-import { createOpsSurface } from './ops/api';
+import { createOpsSurface, opsError } from './ops/api';
+import { createOpsConsoleSurface, OPS_CONSOLE_ROOT } from './ops-console/api';
+import { basePath } from './documents';
 import { createMarketplaceSurface, marketplaceMountPath } from './marketplace/api';
+import { CONSOLE_ROOT, createConsoleSurface } from './console/api';
 
 /** Requests outside every surface: 404 in the Transfers envelope, audited like everything else. */
 const unknownRoute: Surface = {
@@ -18,16 +21,51 @@ const unknownRoute: Surface = {
   commonHeaders: () => ({ 'X-Service-Env': 'none' }),
 };
 
+/** The same on the operator listener (OPS_LISTEN), in the operator API's envelope. */
+const unknownOpsRoute: Surface = {
+  name: 'none',
+  api: undefined as never,
+  handle: async (ctx) =>
+    opsError(ctx, new AppError('not_found', 404, `No route ${ctx.method} ${printable(ctx.url.split('?')[0])}. This address serves the operator API (/ops/v1) and its console (/ops/).`)),
+  errorResult: opsError,
+};
+
+/**
+ * The service's HTTP apps. By default one app serves every surface. With OPS_LISTEN the operator API and its
+ * console move to an app of their own (served on that address only) and the main app no longer knows /ops at all.
+ */
 export async function createApp(deps: Deps, opts: { operatorToken: string }) {
+  const separateOps = !!deps.config.opsListen;
   const transfers = await createTransfersSurface(deps);
   const ops = await createOpsSurface(deps, opts.operatorToken);
   const marketplace = await createMarketplaceSurface(deps);
+  const referenceConsole = await createConsoleSurface(deps);
+  const opsConsole = await createOpsConsoleSurface(deps, { root: separateOps ? '' : basePath(deps.config.publicBaseUrl) });
+
+  const mountOps = (a: express.Express) => {
+    a.use('/ops/v1', pipeline(ops, deps));
+    a.use(OPS_CONSOLE_ROOT, pipeline(opsConsole, deps));
+  };
+  const app = newApp();
+  // The console sits below the API it documents: mounted first.
+  app.use(CONSOLE_ROOT, pipeline(referenceConsole, deps));
+  app.use('/transfers/v1', pipeline(transfers, deps));
+  if (!separateOps) mountOps(app);
+  app.use(marketplaceMountPath(deps.config.marketplace.inUrl), pipeline(marketplace, deps));
+  app.use(pipeline(unknownRoute, deps));
+
+  let opsApp: express.Express | undefined;
+  if (separateOps) {
+    opsApp = newApp();
+    mountOps(opsApp);
+    opsApp.use(pipeline(unknownOpsRoute, deps));
+  }
+  return { app, opsApp, surfaces: { transfers, ops, marketplace, console: referenceConsole, opsConsole } };
+}
+
+function newApp() {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use('/transfers/v1', pipeline(transfers, deps));
-  app.use('/ops/v1', pipeline(ops, deps));
-  app.use(marketplaceMountPath(deps.config.marketplace.inUrl), pipeline(marketplace, deps));
-  app.use(pipeline(unknownRoute, deps));
-  return { app, surfaces: { transfers, ops, marketplace } };
+  return app;
 }

@@ -3,11 +3,12 @@
  * contracts/*.yaml): request bodies, parameters and the union of documented responses of each operation.
  */
 import type { Write } from '../data/write';
-import type { HandlerResult } from './types';
+import type { Document, HandlerResult } from './types';
 
 type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 
-export type BodyOf<Ops, O extends keyof Ops> = Ops[O] extends { requestBody: infer R } ? JsonOf<NonNullable<R>> : never;
+/** The JSON request body (| undefined when the contract makes it optional). */
+export type BodyOf<Ops, O extends keyof Ops> = Ops[O] extends { requestBody: infer R } ? JsonOf<NonNullable<R>> : Ops[O] extends { requestBody?: infer R } ? JsonOf<NonNullable<R>> | undefined : never;
 
 export type PathParamsOf<Ops, O extends keyof Ops> = Ops[O] extends { parameters: { path: infer P } } ? P : never;
 export type QueryOf<Ops, O extends keyof Ops> = Ops[O] extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
@@ -15,9 +16,13 @@ export type QueryOf<Ops, O extends keyof Ops> = Ops[O] extends { parameters: { q
 /** `{ status, body }` for each documented status; `omit` drops surface-wide fields the pipeline adds (e.g. env). */
 export type ReplyOf<Ops, O extends keyof Ops, Omitted extends string = never> = Ops[O] extends { responses: infer R }
   ? {
-      [S in keyof R]: {
-        status: S;
-        body: JsonOf<R[S]> extends infer B ? (B extends object ? Omit<B, Omitted> : B) : never;
+      [S in keyof R]: (
+        | ([JsonOf<R[S]>] extends [never]
+            ? /** A response without content (304). */ { status: S; body?: undefined }
+            : { status: S; body: JsonOf<R[S]> extends infer B ? (B extends object ? Omit<B, Omitted> : B) : never })
+        /** A document (a page, the contract as YAML…) instead of a JSON body. */
+        | { status: S; document: Document }
+      ) & {
         headers?: Record<string, string>;
         rawBody?: string;
         write?: Write;

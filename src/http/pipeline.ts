@@ -95,7 +95,7 @@ export function pipeline(surface: Surface, deps: Deps) {
       early = serviceUnavailable(1);
       res.shouldKeepAlive = false;
     }
-    const ctx = new RequestContext({ requestId, surface: surface.name, deps, method: req.method ?? 'GET', url, headers: req.headers, rawBody: raw });
+    const ctx = new RequestContext({ requestId, surface: surface.name, deps, method: req.method ?? 'GET', url, headers: req.headers, rawBody: raw, clientAddress: req.socket.remoteAddress });
 
     let result = await answer(() => surface.handle(ctx, early));
     let sent = finish(result);

@@ -41,10 +41,12 @@ export interface SurfaceOptions {
   decorate?(ctx: RequestContext, body: unknown): unknown;
   /** What every request of the surface commits with its audit row, as it stands at commit time. */
   owedAtCommit?(ctx: RequestContext): Write | undefined;
+  /** Runs after authentication and validation, before the operation: an answer here replaces the operation's. */
+  intercept?(ctx: RequestContext): Promise<HandlerResult | undefined>;
 }
 
 /** Turns Ajv's errors into `details.fields`: one entry per offending field, named the way the client wrote it. */
-export function fieldErrors(errors: ErrorObject[] | null | undefined): Array<{ field: string; message: string }> {
+export function fieldErrors(errors: ErrorObject[] | null | undefined, input?: unknown): Array<{ field: string; message: string }> {
   const out: Array<{ field: string; message: string }> = [];
   const seen = new Set<string>();
   for (const e of errors ?? []) {
@@ -64,6 +66,8 @@ export function fieldErrors(errors: ErrorObject[] | null | undefined): Array<{ f
       message = 'is not a known field';
     } else if (e.keyword === 'enum') {
       message = `must be one of ${((e.params as { allowedValues: unknown[] }).allowedValues ?? []).join(', ')}`;
+    } else if (e.keyword === 'format' && (e.params as { format?: string }).format === 'date-time') {
+      message = dateTimeMessage(valueAt(input, e.instancePath));
     }
     if (!field) field = parts[0] === 'requestBody' || parts.length === 0 ? 'body' : parts.join('.');
     const key = `${field}|${message}`;
@@ -73,6 +77,25 @@ export function fieldErrors(errors: ErrorObject[] | null | undefined): Array<{ f
     }
   }
   return out;
+}
+
+/** The value an Ajv error points at (its instancePath, JSON-pointer escaped). */
+function valueAt(input: unknown, pointer: string): unknown {
+  let v = input;
+  for (const part of pointer.split('/').slice(1)) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[part.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  return v;
+}
+
+/** What is wrong with a date-time, in words: most often the UTC offset is missing. */
+function dateTimeMessage(value: unknown): string {
+  const example = 'e.g. 2026-12-01T09:30:00+05:30';
+  if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value.trim())) {
+    return `is missing its UTC offset: add +05:30 for Sri Lankan time, or Z for UTC (${example})`;
+  }
+  return `must be an RFC 3339 date-time with a UTC offset (${example})`;
 }
 
 export function describeFields(fields: Array<{ field: string; message: string }>): string {
@@ -226,7 +249,7 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
     const errors: ErrorObject[] = [];
     for (const validate of route.validators) if (!validate(input)) errors.push(...(validate.errors ?? []));
     if (errors.length) {
-      const fields = fieldErrors(errors);
+      const fields = fieldErrors(errors, input);
       return opts.errorResult(ctx, invalidRequest(describeFields(fields), fields));
     }
     const call: OperationCall = {
@@ -236,6 +259,8 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
       headers: ctx.headers,
       body: decoded?.value,
     };
+    const intercepted = await opts.intercept?.(ctx);
+    if (intercepted) return intercepted;
     // A refusal (AppError) propagates to the pipeline, which rolls back what the handler wrote before answering it.
     const out = respond(ctx, route, await opts.operations[call.operationId](call, ctx));
     if (out.otherwise) {

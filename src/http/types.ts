@@ -68,6 +68,8 @@ export class RequestContext {
   readonly url: string;
   readonly headers: Record<string, string | string[] | undefined>;
   readonly rawBody: Buffer;
+  /** The peer's address (the socket's: a proxy in front counts as the client). */
+  readonly clientAddress?: string;
   partner?: AuthenticatedPartner;
   env?: Env;
   operator?: boolean;
@@ -79,10 +81,12 @@ export class RequestContext {
   authenticated?: Promise<boolean>;
   /** Set when the request runs again because its credentials changed meanwhile: read them from the database. */
   freshCredentials = false;
+  /** The sandbox fault this request simulates (`Sandbox-Simulate`), named in the answer's headers. */
+  simulated?: string;
   private opening?: Promise<OpenTx>;
   private opened?: OpenTx;
 
-  constructor(init: Pick<RequestContext, 'requestId' | 'surface' | 'deps' | 'method' | 'url' | 'headers' | 'rawBody'>) {
+  constructor(init: Pick<RequestContext, 'requestId' | 'surface' | 'deps' | 'method' | 'url' | 'headers' | 'rawBody' | 'clientAddress'>) {
     this.requestId = init.requestId;
     this.surface = init.surface;
     this.deps = init.deps;
@@ -90,6 +94,7 @@ export class RequestContext {
     this.url = init.url;
     this.headers = init.headers;
     this.rawBody = init.rawBody;
+    this.clientAddress = init.clientAddress;
   }
 
   /** The request's transaction once opened, else the database (one statement, one implicit transaction). */
@@ -122,6 +127,7 @@ export class RequestContext {
     this.operator = undefined;
     this.decodedBody = undefined;
     this.authenticated = undefined;
+    this.simulated = undefined;
     this.owed = [];
     this.freshCredentials = true;
   }

@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'assignment_conflict'
   | 'vehicle_too_small'
   | 'job_conflict'
+  | 'endpoint_disabled'
   | 'rate_limited'
   | 'service_unavailable'
   | 'internal_error';

@@ -168,6 +168,14 @@ describe('A day in the life', () => {
     clock.set('2026-12-01T07:10:00Z');
     expect((await ops.call('POST', `/jobs/${agencyJob.job_id}/complete`)).body.status).toBe('completed');
     expect((await partner.getBooking(ref)).data).toMatchObject({ status: 'completed', driver: { name: 'Sunil Fernando' } });
+    // The agency catches up on its events instead of polling each booking: each booking's story, in sequence.
+    const events = await eventually("the agency's events", async () => {
+      const listed = (await partner.listEvents({ limit: 100 })).data?.data ?? [];
+      return listed.length >= 5 ? listed : undefined;
+    });
+    const story = (bookingRef: string) => events.filter((e) => 'booking' in e.data && e.data.booking?.booking_ref === bookingRef).map((e) => [e.type, e.sequence]);
+    expect(story(ref)).toEqual([['booking.confirmed', 1], ['booking.driver_assigned', 2], ['booking.completed', 3]]);
+    expect(story(second.data!.booking_ref)).toEqual([['booking.confirmed', 1], ['booking.cancelled', 2]]);
 
     // 2 December — Chaminda waits in Ella; the marketplace tracks him; the passenger never comes.
     clock.set('2026-12-02T01:15:00Z'); // 06:45 in Sri Lanka, a quarter of an hour before pickup

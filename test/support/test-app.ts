@@ -4,6 +4,7 @@ import { loadConfig, type Config } from '../../src/config/env';
 import { makeKnex, migrateLatest } from '../../src/data/knex';
 import { startServer, type RunningServer } from '../../src/server';
 import { ManualClock, type Clock } from '../../src/shared/clock';
+import type { Resolve } from '../../src/domain/webhooks/targets';
 
 export const OPERATOR_TOKEN = 'op_test_operator_token_0123456789';
 
@@ -25,6 +26,8 @@ export function testConfig(overrides: Record<string, string | undefined> = {}): 
     DATA_DIR: 'memory://',
     OPERATOR_TOKEN,
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
+    // Sandbox-Simulate: slow holds its answer 10 s in service; tests assert the behaviour, not the wait.
+    SANDBOX_SLOW_MS: '200',
     DATABASE_URL: process.env.DATABASE_URL,
     ...overrides,
   });
@@ -57,8 +60,10 @@ export interface TestAppOptions {
   env?: Record<string, string | undefined>;
   /** Reuse this database (e.g. to restart the service on it); close() then leaves it for the caller to drop. */
   db?: TestDatabase;
-  /** Run the background outbox worker when the marketplace is configured (default true). */
+  /** Run the background outbox worker: webhooks, and marketplace calls when configured (default true). */
   outboxWorker?: boolean;
+  /** How webhook hosts resolve (default: DNS). */
+  resolveHost?: Resolve;
 }
 
 /** The service in-process on a random port against a fresh database (or the one given). */
@@ -70,6 +75,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     db: database.db,
     clock,
     outboxWorker: opts.outboxWorker,
+    resolveHost: opts.resolveHost,
   });
   return {
     ...running,

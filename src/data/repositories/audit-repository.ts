@@ -219,3 +219,33 @@ export async function dropAuditPartitionsBefore(db: Sql, cutoff: Date): Promise<
   for (const { name } of old) await db.query(`drop table "${name.replace(/"/g, '')}"`);
   return old.map((r) => r.name);
 }
+
+/** One request a partner sent, as the integration report reads it. */
+export interface TrafficRow {
+  id: string;
+  at: Date;
+  durationMs: number;
+  method: string;
+  path: string;
+  status: number | null;
+  requestId: string;
+  requestHeaders: Record<string, unknown>;
+  requestBody: unknown;
+  responseHeaders: Record<string, unknown>;
+  responseBody: unknown;
+}
+
+const trafficStmt = sql(`
+  select * from (
+    select id::text as id, at, duration_ms as "durationMs", method, path, status, request_id as "requestId",
+           request_headers as "requestHeaders", request_body as "requestBody", response_headers as "responseHeaders", response_body as "responseBody"
+    from audit_log
+    where partner_id = $1 and env = $2 and surface = 'transfers' and direction = 'inbound' and at >= $3
+    order by id desc
+    limit $4) latest
+  order by id`);
+
+/** A partner's requests in one environment since a time, oldest first (the latest `limit` of them). */
+export async function partnerTraffic(db: Sql, partnerId: string, env: string, since: Date, limit: number): Promise<TrafficRow[]> {
+  return (await db.query<TrafficRow>(trafficStmt, [partnerId, env, since, limit])).map((r) => ({ ...r, at: new Date(r.at) }));
+}

@@ -41,6 +41,8 @@ export interface BookingRow {
   cancelledAt: Date | null;
   completedAt: Date | null;
   noShowAt: Date | null;
+  /** The sequence number of the booking's latest webhook event (1 for `booking.confirmed`). */
+  eventSeq: number;
 }
 
 /** An offer with what its quote knows of the journey: everything a booking decision reads. */
@@ -93,6 +95,7 @@ const BOOKING = {
   cancelledAt: 'cancelled_at',
   completedAt: 'completed_at',
   noShowAt: 'no_show_at',
+  eventSeq: 'event_seq',
 } as const satisfies Record<keyof BookingRow, string>;
 const FIELDS = Object.keys(BOOKING) as Array<keyof BookingRow>;
 
@@ -162,7 +165,7 @@ export async function bookingFacts(
 const INSERT_COLUMNS = [...FIELDS.map((f) => BOOKING[f]), 'request_id'];
 const CASTS: Partial<Record<keyof BookingRow, string>> = {
   amountMinor: 'bigint', pickup: 'jsonb', dropoff: 'jsonb', pickupAt: 'timestamptz', adults: 'int', luggage: 'int', passenger: 'jsonb',
-  createdAt: 'timestamptz', cancelledAt: 'timestamptz', driver: 'jsonb', completedAt: 'timestamptz', noShowAt: 'timestamptz',
+  createdAt: 'timestamptz', cancelledAt: 'timestamptz', driver: 'jsonb', completedAt: 'timestamptz', noShowAt: 'timestamptz', eventSeq: 'int',
 };
 const INSERT_VALUES = [...FIELDS.map((f, i) => `$${i + 1}::${CASTS[f] ?? 'text'}`), `$${FIELDS.length + 1}::text`].join(', ');
 const insertParams = (b: BookingRow, requestId: string) => [
@@ -217,14 +220,15 @@ export async function findBooking(db: Sql, scope: { partnerId: string; env: Env 
   return fromRow((await db.query<BookingRow>(lock ? byRefForUpdate : byRef, [scope.partnerId, scope.env, bookingRef]))[0]);
 }
 
-const cancel = sql(`update bookings set status = 'cancelled', cancelled_at = $2 where booking_ref = $1`);
+const cancel = sql(`update bookings set status = 'cancelled', cancelled_at = $2, event_seq = event_seq + 1 where booking_ref = $1 returning event_seq as "eventSeq"`);
 
-export async function markCancelled(tx: Sql, bookingRef: string, at: Date): Promise<void> {
-  await tx.query(cancel, [bookingRef, at]);
+/** Cancels the booking; returns the sequence number its event takes. */
+export async function markCancelled(tx: Sql, bookingRef: string, at: Date): Promise<number> {
+  return (await tx.query<{ eventSeq: number }>(cancel, [bookingRef, at]))[0].eventSeq;
 }
 
 const dispatch = sql(`
-  update bookings set status = $2, driver = coalesce($3::jsonb, driver),
+  update bookings set status = $2, driver = coalesce($3::jsonb, driver), event_seq = event_seq + 1,
     completed_at = case when $2 = 'completed' then $4 else completed_at end,
     no_show_at = case when $2 = 'no_show' then $4 else no_show_at end
   where booking_ref = $1

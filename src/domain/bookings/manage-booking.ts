@@ -1,9 +1,10 @@
 import type { Sql } from '../../data/database';
-import { findBooking, markCancelled, setDispatch, type BookingRow } from '../../data/repositories/bookings-repository';
+import { findBooking, markCancelled, setDispatch, type BookingRow, type DriverSnapshot } from '../../data/repositories/bookings-repository';
 import { sandboxOnly } from '../quotes/sandbox';
 import { cancelJob } from '../../data/repositories/jobs-repository';
 import { AppError, notFound } from '../../shared/errors';
 import { bookingView } from './booking-view';
+import { recordBookingEvent } from '../webhooks/events';
 import type { Scope } from './place-booking';
 
 async function requireBooking(db: Sql, scope: Scope, bookingRef: string, lock = false): Promise<BookingRow> {
@@ -17,8 +18,9 @@ export async function getBooking(db: Sql, scope: Scope, bookingRef: string) {
 }
 
 /**
- * Cancels a booking and its job. Repeating it returns the same record. A booking whose pickup time has passed
- * can no longer be cancelled. The row lock makes concurrent cancels agree on one cancelled_at.
+ * Cancels a booking and its job, with its `booking.cancelled` event. Repeating it returns the same record (and
+ * writes no second event). A booking whose pickup time has passed can no longer be cancelled. The row lock makes
+ * concurrent cancels agree on one cancelled_at.
  */
 export async function cancelBooking(tx: Sql, scope: Scope, bookingRef: string, now: Date) {
   const row = await requireBooking(tx, scope, bookingRef, true);
@@ -37,9 +39,21 @@ export async function cancelBooking(tx: Sql, scope: Scope, bookingRef: string, n
       pickup_datetime: row.pickupDatetime,
     });
   }
-  await markCancelled(tx, row.bookingRef, now);
+  const eventSeq = await markCancelled(tx, row.bookingRef, now);
   await cancelJob(tx, 'partner_booking', row.bookingRef, now);
-  return bookingView({ ...row, status: 'cancelled', cancelledAt: now });
+  const cancelled: BookingRow = { ...row, status: 'cancelled', cancelledAt: now, eventSeq };
+  await recordBookingEvent(tx, cancelled, now);
+  return bookingView(cancelled);
+}
+
+/**
+ * The booking follows its dispatch (a driver assigned, then completed or no-show), and its partner hears of it:
+ * the event of the new state is written in the same transaction.
+ */
+export async function moveBooking(tx: Sql, bookingRef: string, to: 'driver_assigned' | 'completed' | 'no_show', driver: DriverSnapshot | null, now: Date): Promise<BookingRow> {
+  const moved = await setDispatch(tx, bookingRef, to, driver, now);
+  await recordBookingEvent(tx, moved, now);
+  return moved;
 }
 
 /** The driver a sandbox booking gets: fictitious, and saying so. */
@@ -66,5 +80,5 @@ export async function advanceSandboxBooking(tx: Sql, scope: Scope, bookingRef: s
       to,
     });
   }
-  return bookingView(await setDispatch(tx, row.bookingRef, to, to === 'driver_assigned' ? SANDBOX_DRIVER : null, now));
+  return bookingView(await moveBooking(tx, row.bookingRef, to, to === 'driver_assigned' ? SANDBOX_DRIVER : null, now));
 }

@@ -7,6 +7,7 @@ import { jobWrite, insertJob, type JobRecord } from '../../data/repositories/job
 import { AppError, invalidRequest, notFound } from '../../shared/errors';
 import { bookingRef as newBookingRef } from '../../shared/ids';
 import { meetingInstructions } from './meeting-instructions';
+import { bookingEventWrite, recordBookingEvent } from '../webhooks/events';
 
 export interface BookingInput {
   quote_id: string;
@@ -127,6 +128,7 @@ export function decideBooking(facts: Omit<BookingFacts, 'stored'>, scope: Scope,
     cancelledAt: null,
     completedAt: null,
     noShowAt: null,
+    eventSeq: 1,
   };
   // Production bookings are jobs on the fleet's schedule; sandbox ones never occupy it.
   const job: JobRecord | null =
@@ -168,14 +170,16 @@ const fleetFull = (d: Extract<BookingDecision, { kind: 'book' }>) =>
   );
 
 /**
- * The booking and its job as one guarded write: if the booking cannot be inserted, the job is not either. With
- * `offerFromMemory`, the offer's expiry is checked again in the statement.
+ * The booking, its job and its `booking.confirmed` event (with a delivery to each subscribed endpoint) as one
+ * guarded write: if the booking cannot be inserted, nothing else is either. With `offerFromMemory`, the offer's
+ * expiry is checked again in the statement.
  */
 export function bookingWrites(d: Extract<BookingDecision, { kind: 'book' }>, ctx: BookingCtx, offerFromMemory = false): Write {
   const room = d.job ? { fleetCode: d.job.fleetCode, from: d.job.pickupAt, to: d.job.endsAt } : undefined;
   return combine(
     bookingWrite(d.booking, ctx.requestId, { ...(offerFromMemory ? { offerLiveAt: ctx.now } : {}), ...(room ? { room } : {}) }),
     d.job ? jobWrite(d.job, ctx.now, 'booking_in') : undefined,
+    bookingEventWrite(d.booking, ctx.now, 'booking_in'),
   );
 }
 
@@ -198,6 +202,7 @@ export async function bookInTransaction(tx: Tx, scope: Scope, input: BookingInpu
     const outcome = await insertBooking(tx, d.booking, ctx.requestId);
     if (outcome === 'inserted') {
       if (d.job) await insertJob(tx, d.job, ctx.now);
+      await recordBookingEvent(tx, d.booking, ctx.now);
       return { created: true, booking: d.booking };
     }
     // Lost to a committed booking (same reference or same offer): the next read sees it and decides. A taken

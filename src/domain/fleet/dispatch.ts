@@ -1,7 +1,8 @@
 import type { Sql, Tx } from '../../data/database';
 import * as jobs from '../../data/repositories/jobs-repository';
 import * as fleet from '../../data/repositories/fleet-repository';
-import { setDispatch, type DriverSnapshot } from '../../data/repositories/bookings-repository';
+import type { DriverSnapshot } from '../../data/repositories/bookings-repository';
+import { moveBooking } from '../bookings/manage-booking';
 import { setOrderState } from '../../data/repositories/marketplace-repository';
 import { AppError, notFound } from '../../shared/errors';
 import { getVehicle } from './fleet';
@@ -13,7 +14,8 @@ import { BRANDS } from '../marketplace/supplier';
 /**
  * Dispatch: operators assign drivers and vehicles to jobs, drivers report where they are, and jobs end completed or
  * no-show. Each change reaches whoever the job is for, in the same transaction: a partner's booking shows the driver
- * and the state; a marketplace order gets its driver info, positions and no-show report through the outbox.
+ * and the state (and its webhook event is written); a marketplace order gets its driver info, positions and no-show
+ * report through the outbox.
  */
 
 export interface JobView {
@@ -131,7 +133,7 @@ export async function assignJob(tx: Tx, jobId: string, input: { driver_id: strin
     });
   }
   const assigned = await requireJob(tx, jobId);
-  if (job.source === 'partner_booking') await setDispatch(tx, job.sourceRef, 'driver_assigned', snapshot(driver, vehicle), now);
+  if (job.source === 'partner_booking') await moveBooking(tx, job.sourceRef, 'driver_assigned', snapshot(driver, vehicle), now);
   else {
     const brand = BRANDS.find((b) => b.name === vehicle.brand);
     await enqueueOutbound(
@@ -160,7 +162,7 @@ export async function completeJob(tx: Tx, jobId: string, now: Date): Promise<Job
   if (job.status !== 'confirmed' && job.status !== 'driver_assigned') throw closed(job);
   if (now.getTime() < new Date(job.pickupAt).getTime()) throw conflict('before_pickup', `Job ${jobId} cannot be completed before its pickup time.`);
   await jobs.setJobStatus(tx, jobId, 'completed', now);
-  if (job.source === 'partner_booking') await setDispatch(tx, job.sourceRef, 'completed', null, now);
+  if (job.source === 'partner_booking') await moveBooking(tx, job.sourceRef, 'completed', null, now);
   else await setOrderState(tx, job.sourceRef, 'completed', now);
   return jobView(await requireJob(tx, jobId));
 }
@@ -180,7 +182,7 @@ export async function reportNoShow(tx: Tx, jobId: string, note: string, now: Dat
     throw conflict('too_late', 'A no-show must be reported within 24 hours of the pickup time.', { pickup_at: pickupAt.toISOString() });
   }
   await jobs.setJobStatus(tx, jobId, 'no_show', now, note);
-  if (job.source === 'partner_booking') await setDispatch(tx, job.sourceRef, 'no_show', null, now);
+  if (job.source === 'partner_booking') await moveBooking(tx, job.sourceRef, 'no_show', null, now);
   else {
     await setOrderState(tx, job.sourceRef, 'no_show', now);
     const trail = await jobs.track(tx, jobId, new Date(pickupAt.getTime() - LIVE_BEFORE_PICKUP_MS), now);

@@ -52,6 +52,9 @@ export function fareUsdMinor(vehicle: FleetVehicle, distanceKm: number): number 
   return Math.max(vehicle.rate.min_fare_usd_minor, rateCardFareUsdMinor(vehicle, distanceKm));
 }
 
+const maxPassengers = Math.max(...FLEET.map((v) => v.max_passengers));
+const maxLuggage = Math.max(...FLEET.map((v) => v.max_luggage));
+
 /** The journey's cheapest rate-card fare over the whole fleet; below MIN_FARE_USD_MINOR the journey declines. */
 export function journeyRateUsdMinor(distanceKm: number): number {
   return Math.min(...FLEET.map((v) => rateCardFareUsdMinor(v, distanceKm)));
@@ -94,8 +97,10 @@ export function quoteJourney(req: QuoteRequest): QuoteResult {
     return {
       ok: false,
       reason: 'no_vehicle',
-      message: `No ${filtered ? 'requested ' : ''}vehicle carries ${req.adults} adults and ${req.luggage} bags${filtered ? '; omit vehicle_codes to see every vehicle' : ''}.`,
-      hint: { adults: req.adults, luggage: req.luggage, max_passengers: Math.max(...FLEET.map((v) => v.max_passengers)), max_luggage: Math.max(...FLEET.map((v) => v.max_luggage)) },
+      message: filtered
+        ? `None of the requested vehicle_codes carries ${req.adults} adults and ${req.luggage} bags; omit vehicle_codes to see every vehicle that does.`
+        : `No vehicle of ours carries ${req.adults} adults and ${req.luggage} bags (the largest takes ${maxPassengers} passengers and ${maxLuggage} bags); split the party into several bookings.`,
+      hint: { adults: req.adults, luggage: req.luggage, max_passengers: maxPassengers, max_luggage: maxLuggage },
     };
   }
 
@@ -105,7 +110,7 @@ export function quoteJourney(req: QuoteRequest): QuoteResult {
     return {
       ok: false,
       reason: 'below_min_rate',
-      message: `The journey (${route.distance_km} km) prices below the minimum fare.`,
+      message: `The journey is ${route.distance_km} km, below our minimum fare; we serve journeys between places further apart (move the pickup or the drop-off).`,
       hint: { distance_km: route.distance_km, journey_rate_usd_minor: journeyRate, min_fare_usd_minor: MIN_FARE_USD_MINOR },
     };
   }

@@ -66,7 +66,7 @@ export async function createQuote(
   const expiresAt = new Date(createdAt.getTime() + OFFER_TTL_MS);
   const currency = partner.currency;
 
-  const { filter, codeFor } = partnerVocabulary(partner.vocabulary, input.vehicle_codes);
+  const { filter, codeFor, ignored } = partnerVocabulary(partner.vocabulary, input.vehicle_codes);
   let outcome = decideJourney(
     { pickup: input.pickup, dropoff: input.dropoff, pickupAt, adults: input.passengers.adults, luggage, vehicleFilter: filter, currency },
     { now: deps.now, fx: deps.fx, paused: partner.paused },
@@ -102,7 +102,7 @@ export async function createQuote(
         amountMinor: o.amount_minor,
       }))
     : [];
-  return { quote: view(quote, offers, outcome), write: quoteWrite(quote, offers), bookable: outcome.ok ? offers.map((o) => bookable(quote, o)) : [] };
+  return { quote: view(quote, offers, outcome, ignored), write: quoteWrite(quote, offers), bookable: outcome.ok ? offers.map((o) => bookable(quote, o)) : [] };
 }
 
 /** The classes with a vehicle free in [from, to), or null when the fleet does not limit quoting (no vehicle registered). */
@@ -145,7 +145,7 @@ function bookable(q: QuoteRecord, o: OfferRecord): OfferForBooking {
   };
 }
 
-function view(q: QuoteRecord, offers: OfferRecord[], outcome: Decision) {
+function view(q: QuoteRecord, offers: OfferRecord[], outcome: Decision, ignoredVehicleCodes: string[]) {
   return {
     quote_id: q.quoteId,
     created_at: q.createdAt.toISOString(),
@@ -167,28 +167,38 @@ function view(q: QuoteRecord, offers: OfferRecord[], outcome: Decision) {
       expires_at: q.expiresAt.toISOString(),
     })),
     declined: outcome.ok ? null : { reason: outcome.reason, message: outcome.message, ...(outcome.hint ? { hint: outcome.hint } : {}) },
+    ignored_vehicle_codes: ignoredVehicleCodes,
   };
 }
 
 /**
- * The partner's codes → our fleet codes. A requested code is recognised if the partner mapped it, or if it is
- * one of our own fleet codes; unrecognised codes are ignored, and if none is recognised the quote is unfiltered.
- * Offers carry the partner's code where a mapping exists (the requested one first), else our fleet code.
+ * The partner's codes → our fleet codes, compared case-insensitively. A requested code is recognised if the partner
+ * mapped it, or if it is one of our own fleet codes; the others are ignored (and listed in the answer), and if none
+ * is recognised the quote is unfiltered. Offers carry the partner's code where a mapping exists (as the partner
+ * mapped it; a requested one first), else our fleet code.
  */
 function partnerVocabulary(vocabulary: ReadonlyMap<string, string>, requested: string[] | undefined) {
-  const fleetCodes = new Set<string>(FLEET.map((v) => v.code));
-  const recognised = (requested ?? []).flatMap((code) => {
-    const mapped = vocabulary.get(code) ?? (fleetCodes.has(code) ? code : undefined);
-    return mapped ? [{ code, vehicle: mapped }] : [];
-  });
-  const preferred = new Map<string, string>();
-  for (const r of recognised) if (vocabulary.has(r.code) && !preferred.has(r.vehicle)) preferred.set(r.vehicle, r.code);
+  const mapped = new Map<string, { code: string; vehicle: string }>();
   for (const [code, vehicle] of [...vocabulary.entries()].sort(([a], [b]) => a.localeCompare(b))) {
-    if (!preferred.has(vehicle)) preferred.set(vehicle, code);
+    if (!mapped.has(code.toLowerCase())) mapped.set(code.toLowerCase(), { code, vehicle });
   }
+  const fleetCodes = new Set<string>(FLEET.map((v) => v.code));
+  const recognised: Array<{ code: string; vehicle: string; partners: boolean }> = [];
+  const ignored: string[] = [];
+  for (const asked of requested ?? []) {
+    const key = asked.toLowerCase();
+    const m = mapped.get(key);
+    if (m) recognised.push({ code: m.code, vehicle: m.vehicle, partners: true });
+    else if (fleetCodes.has(key)) recognised.push({ code: key, vehicle: key, partners: false });
+    else ignored.push(asked);
+  }
+  const preferred = new Map<string, string>();
+  for (const r of recognised) if (r.partners && !preferred.has(r.vehicle)) preferred.set(r.vehicle, r.code);
+  for (const { code, vehicle } of mapped.values()) if (!preferred.has(vehicle)) preferred.set(vehicle, code);
   return {
     filter: recognised.length ? [...new Set(recognised.map((r) => r.vehicle))] : undefined,
     codeFor: (fleetCode: string) => preferred.get(fleetCode) ?? fleetCode,
+    ignored: [...new Set(ignored)],
   };
 }
 

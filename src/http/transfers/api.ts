@@ -5,8 +5,15 @@ import { createSurface, type Operation } from '../surface';
 import type { Deps } from '../../deps';
 import { transfersError } from './envelope';
 import { operations } from './operations';
+import { simulateFault } from './simulate';
 
 export { transfersError };
+
+/**
+ * The reference console marks every request it sends with this header; the server refuses such a request with the
+ * uniform 401 when its key is a live one, so the console can never reach production (the page refuses live keys too).
+ */
+export const CONSOLE_HEADER = 'x-reference-console';
 
 const UNAUTHORIZED_MESSAGE = 'A valid API key is required: send Authorization: Bearer <key> or X-Api-Key: <key>.';
 
@@ -22,6 +29,7 @@ export function createTransfersSurface(deps: Deps) {
         (ctx.authenticated ??= (async () => {
           const who = await authenticateKey(ctx.sql, presentedKey(ctx.headers), deps.clock.now(), deps.keys, ctx.freshCredentials);
           if (!who) return false;
+          if (who.env === 'production' && ctx.headers[CONSOLE_HEADER] !== undefined) return false;
           ctx.partner = { partnerId: who.partnerId, name: who.name, currency: who.currency, paused: who.paused, keyId: who.keyId, vocabulary: who.vocabulary, authVersion: who.authVersion };
           ctx.env = who.env;
           if (who.touch) ctx.owed.push(who.touch);
@@ -30,7 +38,8 @@ export function createTransfersSurface(deps: Deps) {
       // The same bytes for every cause: no env, no request id, no hint of which check failed.
       unauthorized: () => new AppError('unauthorized', 401, UNAUTHORIZED_MESSAGE),
       errorResult: transfersError,
-      commonHeaders: (ctx) => ({ 'X-Service-Env': ctx?.env ?? 'none' }),
+      commonHeaders: (ctx) => ({ 'X-Service-Env': ctx?.env ?? 'none', ...(ctx?.simulated ? { 'Sandbox-Simulated': ctx.simulated } : {}) }),
+      intercept: (ctx) => simulateFault(ctx),
       // Whatever the request did, it commits only if its key is still unrevoked and its partner as it knew it.
       owedAtCommit: (ctx) => (ctx.partner ? keyStillValid(ctx.partner.keyId, ctx.partner.authVersion) : undefined),
       decorate: (ctx, body) => (body && typeof body === 'object' && !Array.isArray(body) ? { env: ctx.env ?? null, ...body } : body),

@@ -46,8 +46,18 @@ function errorAnswer(ctx: PartnerContext, err: AppError): Answer {
   return { status: r.status, rawBody: JSON.stringify(r.body), headers: r.headers };
 }
 
-function bookingAnswer(created: boolean, booking: Parameters<typeof bookingView>[0]): Answer {
-  return { status: created ? 201 : 200, rawBody: JSON.stringify(bookingView(booking)), pickupAt: booking.pickupAt, bookingRef: booking.bookingRef };
+function bookingAnswer(created: boolean, booking: Parameters<typeof bookingView>[0], input: BookingInput): Answer {
+  const answer = { status: created ? 201 : 200, rawBody: JSON.stringify(bookingView(booking)), pickupAt: booking.pickupAt, bookingRef: booking.bookingRef };
+  return created ? answer : { ...answer, headers: reusedReference(booking, input) };
+}
+
+/**
+ * The booking already made under this partner_reference, said out loud: the partner must not mistake it for a new
+ * one, least of all when it was made for another offer or is cancelled.
+ */
+function reusedReference(booking: Parameters<typeof bookingView>[0], input: BookingInput): Record<string, string> {
+  const differs = [...(booking.offerId !== input.offer_id ? ['offer_id'] : []), ...(booking.status === 'cancelled' ? ['cancelled'] : [])];
+  return { 'Partner-Reference-Reused': 'true', ...(differs.length ? { 'Partner-Reference-Mismatch': differs.join(', ') } : {}) };
 }
 
 function replay(ctx: PartnerContext, stored: keys.StoredResponse, print: string): HandlerResult {
@@ -111,7 +121,7 @@ export async function createBookingIdempotently(ctx: PartnerContext, input: Book
   }
   const d = decideBooking(facts, scope, input, bctx);
   if (d.kind === 'book') return booked(ctx, input, d, keyScope, print, bctx, false);
-  const answer = d.kind === 'refused' ? errorAnswer(ctx, d.error) : bookingAnswer(false, d.booking);
+  const answer = d.kind === 'refused' ? errorAnswer(ctx, d.error) : bookingAnswer(false, d.booking, input);
   const write = keyScope && storable(answer.status) ? keys.storeWrite(keyScope, print, ctx.requestId, now, completion(answer, now)) : undefined;
   return { ...answer, write, otherwise: () => careful(ctx, input, keyScope, print, bctx), afterCommit: remember(ctx, keyScope, print, answer, write) };
 }
@@ -126,7 +136,7 @@ function booked(
   bctx: BookingCtx,
   offerFromMemory: boolean,
 ): HandlerResult {
-  const answer = bookingAnswer(true, d.booking);
+  const answer = bookingAnswer(true, d.booking, input);
   const stored = keyScope ? keys.storeWrite(keyScope, print, ctx.requestId, bctx.now, completion(answer, bctx.now), 'booking_in') : undefined;
   const write = combine(bookingWrites(d, bctx, offerFromMemory), stored);
   return { ...answer, write, otherwise: () => careful(ctx, input, keyScope, print, bctx), afterCommit: remember(ctx, keyScope, print, answer, stored) };
@@ -158,7 +168,7 @@ async function careful(ctx: PartnerContext, input: BookingInput, keyScope: keys.
   let answer: Answer;
   try {
     const { created, booking } = await bookInTransaction(tx, scope, input, bctx);
-    answer = bookingAnswer(created, booking);
+    answer = bookingAnswer(created, booking, input);
   } catch (e) {
     if (!(e instanceof AppError) || e.status >= 500) throw e;
     answer = errorAnswer(ctx, e);

@@ -111,7 +111,7 @@ describe('Booking an offer', () => {
     expect((await app.db('bookings').where({ offerId: offer.offer_id }).first()).passenger.first_name).toBe('Ayesha');
   });
 
-  it('when a partner_reference is reused, then the existing booking comes back with 200', async () => {
+  it('when a partner_reference is reused, then the existing booking comes back with 200, and headers say it is not new', async () => {
     const a = await freshOffer();
     const b = await freshOffer();
     const first = await book(bookingBody(a.quote.quote_id, a.offer.offer_id, { partner_reference: 'AGY-REUSED' }));
@@ -120,6 +120,21 @@ describe('Booking an offer', () => {
     expect(second.status).toBe(200);
     expect(second.body.booking_ref).toBe(first.body.booking_ref);
     expect(await app.db('bookings').where({ offerId: b.offer.offer_id })).toHaveLength(0);
+    // Said out loud: this 200 is the booking already made under the reference, and it is for another offer.
+    expect(first.headers.get('partner-reference-reused')).toBeNull();
+    expect(second.headers.get('partner-reference-reused')).toBe('true');
+    expect(second.headers.get('partner-reference-mismatch')).toBe('offer_id');
+    // The same offer again under the reference (another key): reused, nothing differs.
+    const same = await book(bookingBody(a.quote.quote_id, a.offer.offer_id, { partner_reference: 'AGY-REUSED' }), { idem: 'reused-same-offer' });
+    expect(same.status).toBe(200);
+    expect(same.headers.get('partner-reference-reused')).toBe('true');
+    expect(same.headers.get('partner-reference-mismatch')).toBeNull();
+    // Once that booking is cancelled, reusing its reference says so.
+    await call('POST', `/transfers/v1/bookings/${first.body.booking_ref}/cancel`, { key: partner.testKey });
+    const onCancelled = await book(bookingBody(b.quote.quote_id, b.offer.offer_id, { partner_reference: 'AGY-REUSED' }), { idem: 'reused-cancelled' });
+    expect(onCancelled.status).toBe(200);
+    expect(onCancelled.body.status).toBe('cancelled');
+    expect(onCancelled.headers.get('partner-reference-mismatch')).toBe('offer_id, cancelled');
     // The same reference in production is another booking: environments never mix.
     const live = await freshOffer({ key: partner.liveKey });
     const inLive = await book(bookingBody(live.quote.quote_id, live.offer.offer_id, { partner_reference: 'AGY-REUSED' }), { key: partner.liveKey });

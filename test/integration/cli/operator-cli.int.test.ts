@@ -5,6 +5,7 @@ import path from 'node:path';
 import { run } from '../../../src/cli/operator';
 import { startTestApp, OPERATOR_TOKEN, type TestApp } from '../../support/test-app';
 import { operator } from '../../support/fixtures';
+import { enqueueOutbound } from '../../../src/domain/outbox/outbox';
 
 const KEY = /^svc_sk_test_[a-z0-9]{12}_[A-Za-z0-9]{40}$/;
 
@@ -83,6 +84,30 @@ describe('Operator CLI', () => {
     expect((await ping(key)).status).toBe(401);
   });
 
+  it('when a production key is asked for as --env live, then a live key is issued that reaches production', async () => {
+    const { partner_id } = await json(['partner', 'create', 'Going Live']);
+    const created = await cli(['key', 'create', partner_id, '--env', 'live']);
+    expect(created.code).toBe(0);
+    const key = /^\s*(svc_sk_\S+)$/m.exec(created.stdout)?.[1] ?? '';
+    expect(key).toMatch(/^svc_sk_live_/);
+    expect(await (await ping(key)).json()).toMatchObject({ env: 'production' });
+    expect((await json(['key', 'list', partner_id])).data).toEqual([expect.objectContaining({ env: 'production' })]);
+  });
+
+  it('when the outbox is listed and a message retried from the CLI, then the message is due now, with its attempts kept', async () => {
+    const { id } = await enqueueOutbound(app.deps.db, { kind: 'brand_list', payload: {} }, new Date(Date.now() + 3600_000));
+    const listed = await cli(['outbox', 'list', '--status', 'pending']);
+    expect(listed.code).toBe(0);
+    expect(listed.stdout.split('\n')[0]).toMatch(/^id\s+kind\s+for\s+status\s+attempts/);
+    expect(listed.stdout).toMatch(new RegExp(`^${id}\\s+brand_list\\s+-\\s+pending`, 'm'));
+    const retried = await json(['outbox', 'retry', id]);
+    expect(retried).toMatchObject({ id, status: 'pending', attempts: 0 });
+    expect(Date.parse(retried.next_attempt_at)).toBeLessThanOrEqual(Date.now() + 1000);
+    const unknown = await cli(['outbox', 'retry', '999999']);
+    expect(unknown).toMatchObject({ code: 1, stdout: '' });
+    expect(unknown.stderr).toMatch(/^error not_found: No outbox message 999999/);
+  });
+
   it('when vehicle codes are set, then they are listed, and removed', async () => {
     const { partner_id } = await json(['partner', 'create', 'Vocab Partner']);
     expect((await cli(['vocab', 'set', partner_id, 'SEDAN', 'standard_car'])).code).toBe(0);
@@ -112,6 +137,14 @@ describe('Operator CLI', () => {
     for (const e of filtered.data) expect(e).toMatchObject({ surface: 'ops', path: expect.stringMatching(/^\/ops\/v1\/audit/) });
     const one = await json(['audit', 'list', '--request-id', audit.data[1].request_id]);
     expect(one.data.map((e: { id: string }) => e.id)).toEqual([audit.data[1].id]);
+    // Direction is its own filter (not a surface): inbound matches what we answered, outbound what we sent.
+    const inbound = await json(['audit', 'list', '--direction', 'inbound', '--limit', '5']);
+    expect(inbound.data.length).toBe(5);
+    for (const e of inbound.data) expect(e.direction).toBe('inbound');
+    expect((await json(['audit', 'list', '--direction', 'outbound'])).data).toEqual([]);
+    const wrong = await cli(['audit', 'list', '--surface', 'outbound']);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/surface: must be one of transfers, console, ops/);
   });
 
   it('when an operator registers a vehicle and a driver and dispatches a job from the CLI, then the job shows them', async () => {
@@ -145,6 +178,18 @@ describe('Operator CLI', () => {
     const early = await cli(['job', 'no-show', jobId, 'not there']);
     expect(early.code).toBe(1);
     expect(early.stderr).toContain('job_conflict');
+  });
+
+  it("when pinged, then it shows the service's time and today in Sri Lanka; with OPS_LISTEN set it asks there by default", async () => {
+    const r = await cli(['ping']);
+    expect(r).toMatchObject({ code: 0, stderr: '' });
+    // The test app's clock: 2026-11-21T08:00Z is 13:30 in Sri Lanka, the same day.
+    expect(r.stdout).toMatch(/^ok:\s+true$/m);
+    expect(r.stdout).toMatch(/^time:\s+2026-11-21T08:00:00.000Z$/m);
+    expect(r.stdout).toMatch(/^today:\s+2026-11-21$/m);
+    const viaOpsListen = await cli(['ping', '--json'], { OPERATOR_TOKEN, OPS_LISTEN: `0.0.0.0:${app.port}`, PUBLIC_BASE_URL: 'http://127.0.0.1:9' }, null);
+    expect(viaOpsListen).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(viaOpsListen.stdout)).toEqual({ ok: true, time: '2026-11-21T08:00:00.000Z', today: '2026-11-21' });
   });
 
   it('when the token is wrong, then exit 1 with the API error on stderr and nothing on stdout', async () => {
@@ -186,6 +231,32 @@ describe('Operator CLI', () => {
     const r = await cli(['partner', 'list', '--json'], { DATA_DIR: dir, OPERATOR_BASE_URL: `${app.url}/` }, null);
     expect(r).toMatchObject({ code: 0, stderr: '' });
     expect(JSON.parse(r.stdout)).toEqual((await operator(app.url).call('GET', '/partners')).body);
+  });
+
+  it("when an operator looks after a partner's webhook endpoint, then the CLI lists it, disables and enables it, and lists its deliveries", async () => {
+    const p = await operator(app.url).partnerWithKeys('Webhook CLI Partner');
+    const created = await fetch(`${app.url}/transfers/v1/webhook_endpoints`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${p.liveKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ url: 'https://93.184.215.14/hooks' }),
+    });
+    const endpointId = ((await created.json()) as { id: string }).id;
+    const listed = await cli(['webhook', 'list', '--partner', p.partner_id]);
+    expect(listed.stdout.split('\n')[0]).toMatch(/^endpoint_id\s+partner_id\s+env\s+status\s+url\s+failing_since\s+disabled_reason$/);
+    expect(listed.stdout).toMatch(new RegExp(`^${endpointId}\\s+${p.partner_id}\\s+production\\s+enabled\\s+https://93.184.215.14/hooks`, 'm'));
+
+    const off = await json(['webhook', 'disable', endpointId, '--reason', 'partner migrating servers']);
+    expect(off).toMatchObject({ endpoint_id: endpointId, status: 'disabled', disabled_reason: 'disabled by an operator: partner migrating servers' });
+    expect((await json(['webhook', 'list', '--status', 'disabled', '--env', 'production'])).data.map((e: { endpoint_id: string }) => e.endpoint_id)).toContain(endpointId);
+    expect(await json(['webhook', 'enable', endpointId])).toMatchObject({ status: 'enabled', disabled_reason: null });
+
+    // A ping owes the endpoint a delivery, listed with what it is for.
+    await fetch(`${app.url}/transfers/v1/webhook_endpoints/${endpointId}/test`, { method: 'POST', headers: { Authorization: `Bearer ${p.liveKey}` } });
+    const deliveries = await json(['outbox', 'list', '--kind', 'webhook', '--endpoint', endpointId]);
+    expect(deliveries.data).toEqual([expect.objectContaining({ kind: 'webhook', webhook: expect.objectContaining({ endpoint_id: endpointId, partner_id: p.partner_id, env: 'production', event_type: 'ping' }) })]);
+    const table = await cli(['outbox', 'list', '--partner', p.partner_id]);
+    expect(table.stdout).toMatch(new RegExp(`^\\d+\\s+webhook\\s+${endpointId} ping evt_[0-9a-f]{24}\\s+`, 'm'));
+    expect((await cli(['webhook', 'disable', 'we_0000000000'])).stderr).toMatch(/^error not_found: No webhook endpoint we_0000000000\./);
   });
 
   it('when asked for help or given an unknown command, then commander answers (exit 0 / 1)', async () => {

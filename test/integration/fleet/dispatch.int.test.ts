@@ -88,6 +88,26 @@ describe('Dispatch', () => {
       expect((await ops.call('GET', `/jobs/${job.job_id}`)).body).toEqual(job);
     });
 
+    it('when a poller sends the list\'s ETag back, then an unchanged list is 304 without a body, and any change (a position) is a new 200', async () => {
+      const { job } = await booked({ day: 18 });
+      const first = await ops.call('GET', '/jobs?date=2026-12-18');
+      const etag = first.headers.get('etag')!;
+      expect(first.status).toBe(200);
+      expect(etag).toMatch(/^W\/"[A-Za-z0-9_-]{27}"$/);
+      const same = await ops.call('GET', '/jobs?date=2026-12-18', { headers: { 'If-None-Match': etag } });
+      expect({ status: same.status, text: same.text, etag: same.headers.get('etag') }).toEqual({ status: 304, text: '', etag });
+      // Another day's list has another ETag.
+      expect((await ops.call('GET', '/jobs?date=2026-12-19', { headers: { 'If-None-Match': etag } })).status).toBe(200);
+      expect((await ops.call('POST', `/jobs/${job.job_id}/location`, { body: { lat: 7.1801, lon: 79.8843 } })).status).toBe(202);
+      const changed = await ops.call('GET', '/jobs?date=2026-12-18', { headers: { 'If-None-Match': etag } });
+      expect(changed.status).toBe(200);
+      expect(changed.headers.get('etag')).not.toBe(etag);
+      expect(changed.body.data[0].last_location).toMatchObject({ lat: 7.1801, lon: 79.8843 });
+      // The 304 is audited like any answer, with no body.
+      const [row] = await ops.audit({ request_id: same.headers.get('x-request-id')! });
+      expect(row).toMatchObject({ status: 304, response_body: null });
+    });
+
     it('when a sandbox booking is made, then no job appears among the production jobs', async () => {
       const q = await call('POST', '/transfers/v1/quotes', { key: partner.testKey, body: { pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: '2026-12-20T09:30:00+05:30', passengers: { adults: 1 } } });
       const b = await call('POST', '/transfers/v1/bookings', {

@@ -29,6 +29,14 @@ describe("A newcomer's first start", () => {
       expect(fs.readFileSync(path.join(dataDir, 'operator-token'), 'utf8').trim()).toBe(first.running.operatorToken);
       // A small fleet to dispatch, with its drivers.
       expect(first.banner).toContain('Demo fleet: 11 vehicles and 8 drivers');
+      // The reference console is where a partner starts: printed, and served.
+      const consoleUrl = /Reference console \(sandbox keys only\): (\S+)/.exec(first.banner)![1];
+      const page = await fetch(consoleUrl.replace('http://localhost:0', first.running.url));
+      expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+      // So is the operator console, where the printed operator token signs in.
+      const opsConsole = /Operator console: (\S+)/.exec(first.banner)![1];
+      expect(opsConsole).toBe('http://localhost:0/ops/');
+      expect((await fetch(opsConsole.replace('http://localhost:0', first.running.url))).status).toBe(200);
       const ops = { Authorization: `Bearer ${first.running.operatorToken}` };
       const vehicles = ((await (await fetch(`${first.running.url}/ops/v1/vehicles?active=true`, { headers: ops })).json()) as any).data;
       expect(vehicles).toHaveLength(11);

@@ -6,6 +6,7 @@ import { HttpMarketplaceClient } from '../../../src/adapters/marketplace/http-ma
 import { runRetention } from '../../../src/retention';
 import { capture, exerciseEveryPath, sequentialScans } from '../../../bench/plan-check';
 import { seedGrowth } from '../../../bench/growth';
+import { webhookDeliverer } from '../../support/webhooks';
 
 const MP = { userId: '1001', privateKey: 'plan-check-key', token: 'plan-check-callback-token', inUrl: 'https://supplier.example.lk/marketplace' };
 // The short version of the growth seed (npm run bench seeds 1,000,000 audit rows, 200,000 quotes, 100,000 bookings).
@@ -24,7 +25,7 @@ describe('Query plans on a grown database', () => {
     app = await startTestApp({
       clock: systemClock,
       outboxWorker: false,
-      env: { MARKETPLACE_URL: sim.url, MARKETPLACE_USER_ID: MP.userId, MARKETPLACE_PRIVATE_KEY: MP.privateKey, MARKETPLACE_CALLBACK_TOKEN: MP.token, MARKETPLACE_IN_URL: MP.inUrl },
+      env: { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', MARKETPLACE_URL: sim.url, MARKETPLACE_USER_ID: MP.userId, MARKETPLACE_PRIVATE_KEY: MP.privateKey, MARKETPLACE_CALLBACK_TOKEN: MP.token, MARKETPLACE_IN_URL: MP.inUrl },
     });
     const p = await fetch(`${app.url}/ops/v1/partners`, { method: 'POST', headers: { Authorization: `Bearer ${OPERATOR_TOKEN}`, 'Content-Type': 'application/json' }, body: '{"name":"Grown Travel"}' });
     await seedGrowth(app.db, ((await p.json()) as { partner_id: string }).partner_id, SIZE);
@@ -42,7 +43,10 @@ describe('Query plans on a grown database', () => {
       operatorToken: OPERATOR_TOKEN,
       marketplace: { inUrl: MP.inUrl, privateKey: MP.privateKey, callbackToken: MP.token, mount: '/marketplace' },
       seedOrder: async (order) => void sim.sim.seedOrder(order as never),
-      deliver: () => deliverDueOnce(app.deps, client, { baseDelayMs: 1 }),
+      deliver: async () => {
+        await deliverDueOnce(app.deps, client, { baseDelayMs: 1 });
+        await webhookDeliverer(app)();
+      },
       retention: () => runRetention(app.deps),
     });
     const statements = recording.stop();

@@ -71,6 +71,8 @@ describe('Quoting over the API', () => {
     expect(bags.body.offers.map((o: any) => o.vehicle_code)).not.toContain('small_car');
     const crowd = await quote(journey({ passengers: { adults: 21, luggage: 0 } }));
     expect(crowd.body).toMatchObject({ offers: [], declined: { reason: 'no_vehicle' } });
+    // One reason, and what to change.
+    expect(crowd.body.declined.message).toBe('No vehicle of ours carries 21 adults and 0 bags (the largest takes 20 passengers and 20 bags); split the party into several bookings.');
   });
 
   it('when a journey is longer, then every vehicle costs more', async () => {
@@ -165,6 +167,13 @@ describe('Quoting over the API', () => {
     expect(labels).toContain('small_car');
     const ownCodes = await quote(journey({ vehicle_codes: ['suv'] }), p.testKey);
     expect(ownCodes.body.offers.map((o: any) => o.vehicle_code)).toEqual(['suv']);
+    // Nothing is dropped silently: what was not recognised is listed; codes match whatever their case.
+    expect(filtered.body.ignored_vehicle_codes).toEqual(['HOVERCRAFT']);
+    expect(unknownOnly.body.ignored_vehicle_codes).toEqual(['HOVERCRAFT']);
+    expect(ownCodes.body.ignored_vehicle_codes).toEqual([]);
+    const anyCase = await quote(journey({ vehicle_codes: ['sdn', 'SUV', 'Mpv7'] }), p.testKey);
+    expect(anyCase.body.offers.map((o: any) => o.vehicle_code).sort()).toEqual(['MPV7', 'SDN', 'suv']);
+    expect(anyCase.body.ignored_vehicle_codes).toEqual([]);
   });
 
   it('when the partner bills in EUR or LKR, then prices convert exactly, rounded once', async () => {
@@ -200,6 +209,13 @@ describe('Quoting over the API', () => {
       expect(r.body.error.code).toBe('invalid_request');
       expect(r.body.error.details.fields.map((f: any) => f.field)).toContain(field);
     }
+    // A local time without its offset is the common mistake: the message says exactly that.
+    const noOffset = await quote(journey({ pickup_datetime: '2026-12-01T09:30:00' }));
+    expect(noOffset.body.error.details.fields).toEqual([
+      { field: 'pickup_datetime', message: 'is missing its UTC offset: add +05:30 for Sri Lankan time, or Z for UTC (e.g. 2026-12-01T09:30:00+05:30)' },
+    ]);
+    expect(noOffset.body.error.message).toMatch(/^The request is invalid: pickup_datetime is missing its UTC offset/);
+    expect((await quote(journey({ pickup_datetime: 'tomorrow' }))).body.error.details.fields[0].message).toBe('must be an RFC 3339 date-time with a UTC offset (e.g. 2026-12-01T09:30:00+05:30)');
     expect(Number((await app.db('quotes').count({ n: '*' }).first())!.n)).toBe(before);
   });
 

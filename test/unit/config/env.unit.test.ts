@@ -10,6 +10,7 @@ describe('Configuration is read once and fails fast', () => {
       marketplace: { inUrl: 'http://localhost:3000/marketplace' },
       fxFromUsd: { USD: '1', EUR: '0.92', LKR: '300' },
       responseValidation: 'enforce',
+      webhooks: { allowPrivateTargets: false, timeoutMs: 15_000 },
     });
     expect(c.dataDir).toMatch(/\/data$/);
     expect(Object.isFrozen(c)).toBe(true);
@@ -29,6 +30,23 @@ describe('Configuration is read once and fails fast', () => {
     } catch (e) {
       for (const name of ['PORT', 'DATABASE_URL', 'FX_USD_EUR', 'OPERATOR_TOKEN']) expect((e as Error).message).toContain(name);
     }
+  });
+
+  it('when WEBHOOKS_ALLOW_PRIVATE_TARGETS is anything but true or false, then loading fails naming it', () => {
+    expect(loadConfig({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOKS_TIMEOUT_MS: '2000' }).webhooks).toEqual({ allowPrivateTargets: true, timeoutMs: 2000 });
+    expect(() => loadConfig({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'yes' })).toThrow(/WEBHOOKS_ALLOW_PRIVATE_TARGETS/);
+    expect(() => loadConfig({ WEBHOOKS_TIMEOUT_MS: '0' })).toThrow(/WEBHOOKS_TIMEOUT_MS/);
+  });
+
+  it('when OPS_LISTEN is set, then it is HOST:PORT on another port than PORT; anything else stops the start naming it', () => {
+    expect(loadConfig({}).opsListen).toBeUndefined();
+    expect(loadConfig({ OPS_LISTEN: '127.0.0.1:3001' }).opsListen).toEqual({ host: '127.0.0.1', port: 3001 });
+    expect(loadConfig({ OPS_LISTEN: '[::1]:3001' }).opsListen).toEqual({ host: '::1', port: 3001 });
+    expect(loadConfig({ OPS_LISTEN: 'ops.internal:3001' }).opsListen).toEqual({ host: 'ops.internal', port: 3001 });
+    expect(() => loadConfig({ OPS_LISTEN: '3001' })).toThrow(/OPS_LISTEN: must be HOST:PORT/);
+    expect(() => loadConfig({ OPS_LISTEN: 'http://127.0.0.1:3001' })).toThrow(/OPS_LISTEN: must be HOST:PORT/);
+    expect(() => loadConfig({ OPS_LISTEN: '127.0.0.1:70000' })).toThrow(/OPS_LISTEN: the port must be at most 65535/);
+    expect(() => loadConfig({ PORT: '3000', OPS_LISTEN: '127.0.0.1:3000' })).toThrow(/OPS_LISTEN: must use another port than PORT/);
   });
 
   it('when a variable is set but empty, then it counts as unset', () => {

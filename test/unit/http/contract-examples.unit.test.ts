@@ -26,7 +26,7 @@ function responseExamples(definition: Json) {
   return out;
 }
 
-describe.each(['transfers-v1.yaml', 'ops-v1.yaml', 'marketplace-inbound.yaml', 'marketplace-outbound.yaml'])('Examples in %s', (file) => {
+describe.each(['transfers-v1.yaml', 'ops-v1.yaml', 'marketplace-inbound.yaml', 'marketplace-outbound.yaml', 'console.yaml', 'ops-console.yaml'])('Examples in %s', (file) => {
   let api: OpenAPIBackend;
   beforeAll(async () => {
     api = new OpenAPIBackend({ definition: loadContract(file), strict: true, customizeAjv: (ajv) => (addFormats(ajv as never), ajv) });

@@ -1,5 +1,6 @@
 import * as registry from '../../../domain/fleet/registry';
 import * as dispatch from '../../../domain/fleet/dispatch';
+import { weakETag } from '../../documents';
 import type { OpsHandler } from './types';
 
 // Registering or withdrawing a vehicle changes what quoting may offer: this instance asks again at the next quote.
@@ -35,7 +36,11 @@ export const deactivateDriver: OpsHandler<'deactivateDriver'> = async (call, ctx
 export const listJobs: OpsHandler<'listJobs'> = async (call, ctx) => {
   const q = call.query;
   const data = await dispatch.listJobs(ctx.sql, { date: q.date, status: q.status, bookingRef: q.booking_ref, orderId: q.order_id, limit: Number(q.limit ?? 200) }, ctx.deps.clock.now());
-  return { status: 200, body: { data: data as never } };
+  const body = { data: data as never };
+  // Pollers (the console's dispatch board) send the ETag back: an unchanged list is a 304 with no body.
+  const etag = weakETag(body);
+  if (call.headers['if-none-match'] === etag) return { status: 304, headers: { ETag: etag } };
+  return { status: 200, body, headers: { ETag: etag } };
 };
 
 export const getJob: OpsHandler<'getJob'> = async (call, ctx) => ({ status: 200, body: (await dispatch.getJob(ctx.sql, call.params.job_id)) as never });

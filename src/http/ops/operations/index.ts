@@ -1,12 +1,15 @@
+import { getOpsPing } from './ping';
 import { createPartner, getPartner, listPartners, pausePartner, resumePartner } from './partners';
 import { createKey, listKeys, revokeKey } from './keys';
 import { deleteVehicleCode, listVehicleCodes, putVehicleCode } from './vehicle-codes';
 import { listAudit } from './audit';
 import { listOutbox, retryOutboxMessage } from './outbox';
+import { disableWebhookEndpoint, enableWebhookEndpoint, listWebhookEndpoints } from './webhooks';
 import { assignJob, completeJob, createDriver, createVehicle, deactivateDriver, deactivateVehicle, getJob, listDrivers, listJobs, listVehicles, reportJobLocation, reportNoShow } from './fleet';
 
 /** operationId → handler. A test checks these keys equal the contract's operations. */
 export const operations = {
+  getOpsPing,
   createPartner,
   listPartners,
   getPartner,
@@ -21,6 +24,9 @@ export const operations = {
   listAudit,
   listOutbox,
   retryOutboxMessage,
+  listWebhookEndpoints,
+  disableWebhookEndpoint,
+  enableWebhookEndpoint,
   createVehicle,
   listVehicles,
   deactivateVehicle,

@@ -3,7 +3,15 @@ import type { OpsHandler } from './types';
 
 export const listOutbox: OpsHandler<'listOutbox'> = async (call, ctx) => {
   const q = call.query;
-  const data = await list(ctx.sql, { limit: Number(q.limit ?? 50), status: q.status, orderId: q.order_id });
+  const data = await list(ctx.sql, {
+    limit: Number(q.limit ?? 50),
+    status: q.status,
+    kind: q.kind,
+    orderId: q.order_id,
+    partnerId: q.partner_id,
+    endpointId: q.endpoint_id,
+    eventId: q.event_id,
+  });
   return { status: 200, body: { data } };
 };
 

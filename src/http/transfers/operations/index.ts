@@ -6,6 +6,9 @@ import { cancelBooking } from './cancel-booking';
 import { expireOffer } from './expire-offer';
 import { pauseSandboxAccount, resumeSandboxAccount } from './sandbox-account';
 import { advanceSandboxBooking } from './advance-booking';
+import { getContractJson, getContractYaml, getPostmanCollection } from './contract';
+import { getIntegrationReport } from './integration-report';
+import { createWebhookEndpoint, deleteWebhookEndpoint, listEvents, listWebhookEndpoints, redeliverEvent, rotateWebhookSecret, testWebhookEndpoint } from './webhooks';
 
 /** operationId → handler. A test checks these keys equal the contract's operations. */
 export const operations = {
@@ -18,4 +21,15 @@ export const operations = {
   pauseSandboxAccount,
   resumeSandboxAccount,
   advanceSandboxBooking,
+  getIntegrationReport,
+  getContractJson,
+  getContractYaml,
+  getPostmanCollection,
+  createWebhookEndpoint,
+  listWebhookEndpoints,
+  deleteWebhookEndpoint,
+  rotateWebhookSecret,
+  testWebhookEndpoint,
+  listEvents,
+  redeliverEvent,
 };

@@ -1,0 +1,35 @@
+import type { operations as Ops } from '../../generated/ops-console';
+import { notFound } from '../../shared/errors';
+import type { OperationCall, RequestContext } from '../types';
+import type { ReplyOf } from '../contract-types';
+import { ASSET_CACHE_SECONDS, assetTable, PAGE_CSP, pageAsset, serveAsset, type Asset } from '../documents';
+
+type Handler<O extends keyof Ops> = (call: OperationCall<unknown, Record<string, string>>, ctx: RequestContext) => Promise<ReplyOf<Ops, O>>;
+
+/** The console's files under the names its page uses; the base styles are the reference console's. */
+const ASSET_FILES: Record<string, string> = {
+  'ops.js': 'web/ops/ops.js',
+  'ops.css': 'web/ops/ops.css',
+  'console.css': 'web/console/console.css',
+  'favicon-32x32.png': 'swagger-ui-dist/favicon-32x32.png',
+};
+
+/** `root`: the path the service is reached under on this listener ('' on OPS_LISTEN, else PUBLIC_BASE_URL's path). */
+export function opsConsoleOperations(root: string) {
+  const assetFor = assetTable(ASSET_FILES);
+  let page: Asset | undefined;
+
+  const getOpsConsole: Handler<'getOpsConsole'> = async (_call, ctx) => {
+    page ??= pageAsset('web/ops/ops.html', root);
+    // No referrer leaves the page (the console's addresses may name partners, jobs, requests).
+    return serveAsset(page, ctx.headers['accept-encoding'], { headers: { 'Content-Security-Policy': PAGE_CSP, 'Referrer-Policy': 'no-referrer' } });
+  };
+
+  const getOpsConsoleAsset: Handler<'getOpsConsoleAsset'> = async (call, ctx) => {
+    const a = assetFor(call.params.asset);
+    if (!a) throw notFound(`No console asset ${call.params.asset}.`, {});
+    return serveAsset(a, ctx.headers['accept-encoding'], { cacheSeconds: ASSET_CACHE_SECONDS });
+  };
+
+  return { getOpsConsole, getOpsConsoleAsset };
+}
