@@ -143,7 +143,12 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
 
 async function listen(app: http.RequestListener, deps: Deps, port: number, host: string): Promise<http.Server> {
   const server = http.createServer(app);
-  server.keepAliveTimeout = 5_000;
+  // Idle keep-alive connections are kept longer than clients and load balancers keep theirs (load balancers commonly
+  // idle out at 60 s; undici closes shortly before the advertised timeout, but its timers are coarse), so a client
+  // rarely sends a request on a connection the server is closing at that moment: an ECONNRESET the client cannot
+  // tell from a crash. Node's default of 5 s raced with clients in tests.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   server.on('clientError', answerUnparsable(deps));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
