@@ -4,6 +4,8 @@ import { purgeExpiredKeys } from './data/repositories/idempotency-repository';
 import { purgeExpiredPriceMarks } from './data/repositories/marketplace-repository';
 import { dropAuditPartitionsBefore, ensureAuditPartitions } from './data/repositories/audit-repository';
 import { purgeAuthFailures } from './data/repositories/operator-auth-repository';
+import { purgeEventsBefore } from './data/repositories/webhooks-repository';
+import { EVENT_RETENTION_DAYS } from './domain/webhooks/events';
 
 /** Unbooked quotes are kept this long after they expire (for support questions), then purged with their offers. */
 export const QUOTE_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -14,8 +16,9 @@ const monthsBefore = (d: Date, months: number) => new Date(Date.UTC(d.getUTCFull
 
 /**
  * One retention pass, safe on every instance: expired quotes, price marks and idempotency keys past their
- * retention; counts of wrong operator tokens untouched for a day; the audit log's monthly partitions made ahead,
- * and (AUDIT_RETENTION_MONTHS) whole months dropped.
+ * retention; webhook events older than 30 days with their deliveries (none still pending); counts of wrong operator
+ * tokens untouched for a day; the audit log's monthly partitions made ahead, and (AUDIT_RETENTION_MONTHS) whole
+ * months dropped.
  */
 export async function runRetention(deps: Pick<Deps, 'db' | 'clock' | 'config'>) {
   const now = deps.clock.now();
@@ -25,6 +28,7 @@ export async function runRetention(deps: Pick<Deps, 'db' | 'clock' | 'config'>) 
     quotes: await purgeExpiredQuotes(deps.db, cutoff),
     idempotencyKeys: await purgeExpiredKeys(deps.db, now),
     priceMarks: await purgeExpiredPriceMarks(deps.db, cutoff),
+    webhookEvents: await purgeEventsBefore(deps.db, new Date(now.getTime() - EVENT_RETENTION_DAYS * 24 * 3600_000)),
     operatorAuthFailures: await purgeAuthFailures(deps.db, new Date(now.getTime() - 24 * 3600_000)),
     auditPartitionsMade: await ensureAuditPartitions(deps.db, new Date(), AUDIT_MONTHS_AHEAD + 1),
     auditPartitionsDropped: months ? await dropAuditPartitionsBefore(deps.db, monthsBefore(new Date(), months)) : [],

@@ -201,10 +201,42 @@ export interface EventRow {
   payload: string;
 }
 
-const oneEvent = sql(`select event_id as "eventId", type, payload::text as payload from webhook_events where event_id = $1 and partner_id = $2 and env = $3`);
+const eventQuery = `select event_id as "eventId", type, payload::text as payload from webhook_events where event_id = $1 and partner_id = $2 and env = $3`;
+const oneEvent = sql(eventQuery);
+const oneEventKept = sql(`${eventQuery} for key share`);
 
-export async function findEvent(db: Sql, eventId: string, partnerId: string, env: Env): Promise<EventRow | undefined> {
-  return (await db.query<EventRow>(oneEvent, [eventId, partnerId, env]))[0];
+/**
+ * A partner's event. With `keep`, the row is locked against deletion until the caller's transaction ends (for a
+ * redelivery, which then adds rows that reference it): the retention pass skips it, or has already taken it.
+ */
+export async function findEvent(db: Sql, eventId: string, partnerId: string, env: Env, keep = false): Promise<EventRow | undefined> {
+  return (await db.query<EventRow>(keep ? oneEventKept : oneEvent, [eventId, partnerId, env]))[0];
+}
+
+// Events written before the cutoff, none of whose deliveries is still pending, with their deliveries, in batches of
+// 5,000 (oldest first). Rows locked by a redelivery in progress are skipped, and left for the next pass. The
+// foreign key from outbox to the event is checked at the end of the statement, when both are gone.
+const purgeEvents = sql(`
+  with old as (
+    select e.event_id from webhook_events e
+    where e.created_at < $1 and not exists (select 1 from outbox o where o.event_id = e.event_id and o.status = 'pending')
+    order by e.created_at
+    limit 5000
+    for update of e skip locked
+  ),
+  deliveries as (delete from outbox o using old where o.event_id = old.event_id returning 1),
+  events as (delete from webhook_events e using old where e.event_id = old.event_id returning 1)
+  select (select count(*) from events)::int as events, (select count(*) from deliveries)::int as deliveries`);
+
+/** Purges events written before `cutoff` and their deliveries (none still pending); returns the counts. */
+export async function purgeEventsBefore(db: Sql, cutoff: Date): Promise<{ events: number; deliveries: number }> {
+  const total = { events: 0, deliveries: 0 };
+  for (;;) {
+    const [n] = await db.query<{ events: number; deliveries: number }>(purgeEvents, [cutoff]);
+    total.events += n.events;
+    total.deliveries += n.deliveries;
+    if (n.events < 5000) return total;
+  }
 }
 
 const cursorOf = sql(`select tx::text as tx, id::text as id from webhook_events where event_id = $1 and partner_id = $2 and env = $3`);

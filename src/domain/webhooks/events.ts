@@ -27,6 +27,9 @@ const TYPE_OF: Record<BookingStatus, BookingEventType> = {
 
 type Scope = { partnerId: string; env: 'sandbox' | 'production' };
 
+/** Events are listed and redelivered for 30 days (as Stripe's are); the retention pass then purges them. */
+export const EVENT_RETENTION_DAYS = 30;
+
 /** The body of every delivery (and of every item of GET /events). */
 export interface WebhookEvent {
   id: string;
@@ -72,7 +75,10 @@ export async function listEvents(db: Sql, scope: Scope, q: { after?: string; typ
   let after: { tx: string; id: string } | undefined;
   if (q.after) {
     after = await repo.eventPosition(db, q.after, scope.partnerId, scope.env);
-    if (!after) throw invalidRequest(`The request is invalid: after names no event on this account in ${scope.env}.`, [{ field: 'after', message: `names no event on this account in ${scope.env}` }]);
+    if (!after) {
+      const message = `names no event on this account in ${scope.env}, or one older than the ${EVENT_RETENTION_DAYS} days events are kept (list without after to start again)`;
+      throw invalidRequest(`The request is invalid: after ${message}.`, [{ field: 'after', message }]);
+    }
   }
   const rows = await repo.listEvents(db, { ...scope, type: q.type, after, limit: q.limit + 1 });
   return { data: rows.slice(0, q.limit).map((r) => JSON.parse(r.payload) as WebhookEvent), has_more: rows.length > q.limit };
@@ -83,8 +89,8 @@ export async function listEvents(db: Sql, scope: Scope, q: { after?: string; typ
  * or to every enabled endpoint subscribed to its type.
  */
 export async function redeliverEvent(tx: Sql, scope: Scope, eventId: string, endpointId: string | undefined, now: Date) {
-  const event = await repo.findEvent(tx, eventId, scope.partnerId, scope.env);
-  if (!event) throw notFound(`No event ${eventId} on this account in ${scope.env}.`, { event_id: eventId });
+  const event = await repo.findEvent(tx, eventId, scope.partnerId, scope.env, true);
+  if (!event) throw notFound(`No event ${eventId} on this account in ${scope.env} (events are kept ${EVENT_RETENTION_DAYS} days).`, { event_id: eventId });
   if (endpointId) await requireEndpoint(tx, scope, endpointId, { enabled: true });
   const deliveries = await repo.enqueueDeliveries(tx, eventId, MAX_ATTEMPTS, now, endpointId);
   return { event_id: eventId, deliveries: deliveries.map((d) => ({ delivery_id: d.id, endpoint_id: d.endpointId })) };
