@@ -75,7 +75,12 @@ export function svgChart(r: BenchReport): string {
   const left = 150;
   const plotW = 300;
   const out: string[] = [];
-  const panel = (x0: number, title: string, value: (d: DatabaseReport, id: string) => number | undefined, max: number, marks: number[]) => {
+  /** A panel whose axis runs in `step`s from 0 to at least `floor`, and far enough to hold the largest value. */
+  const panel = (x0: number, title: string, value: (d: DatabaseReport, id: string) => number | undefined, floor: number, step: number) => {
+    const values = r.databases.flatMap((d) => scenarios.map((id) => value(d, id) ?? 0));
+    const steps = Math.ceil(Math.max(floor, ...values) / step - 1e-9);
+    const max = steps * step;
+    const marks = Array.from({ length: steps + 1 }, (_, i) => Number((i * step).toFixed(2)));
     out.push(`<text x="${x0}" y="20" font-size="14" font-weight="bold">${esc(title)}</text>`);
     for (const m of marks) {
       const x = x0 + left + (m / max) * plotW;
@@ -87,20 +92,20 @@ export function svgChart(r: BenchReport): string {
       r.databases.forEach((d, j) => {
         const v = value(d, id);
         if (v === undefined) return;
-        const w = Math.max(1, (Math.min(v, max) / max) * plotW);
+        const w = Math.max(1, (v / max) * plotW);
         out.push(`<rect x="${x0 + left}" y="${y0 + j * barH}" width="${w.toFixed(1)}" height="${barH - 2}" fill="${colours[j % 2]}"/>`);
         out.push(`<text x="${x0 + left + w + 4}" y="${y0 + j * barH + barH - 4}" font-size="11">${v.toFixed(2)}</text>`);
       });
     });
   };
   const rowOf = (d: DatabaseReport, id: string) => d.rows.find((x) => x.id === id);
-  panel(0, 'Service ÷ ceiling (the database alone, same writes)', (d, id) => rowOf(d, id)?.ratioToCeiling, 1, [0, 0.25, 0.5, 0.75, 1]);
-  panel(width / 2, 'Service ÷ baseline (bare Express echo)', (d, id) => rowOf(d, id)?.ratioToBaseline, 0.5, [0, 0.1, 0.2, 0.3, 0.4, 0.5]);
+  panel(0, 'Service ÷ ceiling (the database alone, same writes)', (d, id) => rowOf(d, id)?.ratioToCeiling, 1, 0.25);
+  panel(width / 2, 'Service ÷ baseline (bare Express echo)', (d, id) => rowOf(d, id)?.ratioToBaseline, 0.5, 0.1);
   const legendY = panelH + 36;
   r.databases.forEach((d, j) => {
     out.push(`<rect x="${left + j * 260}" y="${legendY - 10}" width="12" height="12" fill="${colours[j % 2]}"/><text x="${left + j * 260 + 18}" y="${legendY}" font-size="12">${esc(d.label)}</text>`);
   });
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width + 20}" height="${legendY + 16}" font-family="sans-serif" role="img" aria-label="Benchmark ratios">\n<rect width="100%" height="100%" fill="white"/>\n${out.join('\n')}\n</svg>\n`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${width + 60}" height="${legendY + 16}" font-family="sans-serif" role="img" aria-label="Benchmark ratios">\n<rect width="100%" height="100%" fill="white"/>\n${out.join('\n')}\n</svg>\n`;
 }
 
 export function writeResults(r: BenchReport, engine?: { output: string; exitCode: number | null }): void {
