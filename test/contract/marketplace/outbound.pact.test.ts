@@ -25,7 +25,10 @@ const OK = { status: 'OK' };
 const LOCAL_DATETIME = '^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}$';
 const MONEY = '^\\d+\\.\\d{2}$';
 
-const client = (baseUrl: string) => new HttpMarketplaceClient({ baseUrl, userId: USER_ID, privateKey: 'consumer-side-key', timeoutMs: 5000 });
+// Each test has a new mock server, which may get a port an earlier one had: no connection is kept alive, so a request
+// can never travel on a socket to a mock server of an earlier test (once, in CI, a request went unseen by its own).
+const closeEach: typeof fetch = (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Record<string, string>), Connection: 'close' } });
+const client = (baseUrl: string) => new HttpMarketplaceClient({ baseUrl, userId: USER_ID, privateKey: 'consumer-side-key', timeoutMs: 5000, fetch: closeEach });
 const holds = (orderId: string, state: string) => ['the marketplace holds an order', { order_id: orderId, state }] as const;
 
 describe('TransferService → Marketplace (apiin)', () => {
