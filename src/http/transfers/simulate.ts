@@ -22,8 +22,8 @@ const faults: Record<string, () => AppError> = {
 /**
  * Sandbox faults on demand: with a test key, `Sandbox-Simulate` answers the request with a fault a partner cannot
  * otherwise provoke, before anything runs (nothing is stored; the request is audited like any other), or, for
- * `slow`, runs it normally after SANDBOX_SLOW_MS (10 s). With a live key it does nothing: production never simulates. The value is
- * checked against the contract first, so only the known faults arrive here.
+ * `slow`, runs it normally after SANDBOX_SLOW_MS (10 s). With a live key it does nothing: production never
+ * simulates. The value is checked against the contract first, so only the known faults arrive here.
  */
 export async function simulateFault(ctx: RequestContext): Promise<HandlerResult | undefined> {
   const asked = ctx.headers[SIMULATE_HEADER];
