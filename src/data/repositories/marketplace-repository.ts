@@ -1,4 +1,5 @@
-import { sql, type Sql } from '../database';
+import { sql, type Sql, type Tx } from '../database';
+import { isLockTimeout } from '../errors';
 import type { Write } from '../write';
 
 // ----- price marks: a locked quote per vehicle, 30 minutes ---------------------------------------------------------
@@ -114,6 +115,13 @@ export async function applyOrderChange(tx: Sql, orderId: string, order: unknown,
   await tx.query(change, [orderId, JSON.stringify(order), dataHash, pickupAt, now]);
 }
 
+const document = sql(`update marketplace_orders set "order" = $2::jsonb, updated_at = $3 where order_id = $1`);
+
+/** The order as the marketplace sent it, its data unchanged (e.g. a later `updated_at` for the same details). */
+export async function setOrderDocument(tx: Sql, orderId: string, order: unknown, now: Date): Promise<void> {
+  await tx.query(document, [orderId, JSON.stringify(order), now]);
+}
+
 // ----- the marketplace's brand list --------------------------------------------------------------------------------
 
 export async function saveBrands(tx: Sql, brands: ReadonlyArray<{ id: number; name: string }>, now: Date): Promise<void> {
@@ -122,4 +130,76 @@ export async function saveBrands(tx: Sql, brands: ReadonlyArray<{ id: number; na
     .insert(brands.map((b) => ({ id: b.id, name: b.name, updatedAt: now })))
     .onConflict('id')
     .merge(['name', 'updatedAt']);
+}
+
+// ----- calls already acted on (replays) ----------------------------------------------------------------------------
+
+/** The first answer to a call, as stored when it was acted on. */
+export interface SeenCall {
+  status: number;
+  body: string;
+  requestId: string;
+}
+
+export type CallClaim = { kind: 'claimed' } | { kind: 'seen'; answer: SeenCall } | { kind: 'busy' };
+
+const claimCall = sql(`
+  insert into marketplace_seen_calls (digest, operation, order_id, request_id, seen_at)
+  values ($1, $2, $3, $4, $5)
+  on conflict (digest) do nothing
+  returning 1`);
+
+const seenCall = sql(`
+  select response_status as status, response_body as body, request_id as "requestId"
+  from marketplace_seen_calls where digest = $1`);
+
+/**
+ * Claims a call by its digest in the caller's transaction, before it is acted on. An identical call in flight
+ * holds the key: this waits on the primary key until it commits (then 'seen', with its answer) or rolls back (then
+ * 'claimed'); past lock_timeout, 'busy'. A lock timeout aborts the transaction: the caller must give it up.
+ */
+export async function claimSeenCall(
+  tx: Tx,
+  call: { digest: string; operation: string; orderId: string | null; requestId: string },
+  now: Date,
+): Promise<CallClaim> {
+  let rows: unknown[];
+  try {
+    rows = await tx.query(claimCall, [call.digest, call.operation, call.orderId, call.requestId, now]);
+  } catch (e) {
+    if (isLockTimeout(e)) return { kind: 'busy' };
+    throw e;
+  }
+  if (rows.length) return { kind: 'claimed' };
+  const seen = (await tx.query<{ status: number | null; body: string | null; requestId: string }>(seenCall, [call.digest]))[0];
+  // A committed claim always holds its answer (recorded in the transaction that commits it).
+  if (!seen || seen.status === null || seen.body === null) return { kind: 'busy' };
+  return { kind: 'seen', answer: { status: seen.status, body: seen.body, requestId: seen.requestId } };
+}
+
+const recordSeen = sql('update marketplace_seen_calls set response_status = $2, response_body = $3 where digest = $1');
+
+/** The claimed call's answer, in its transaction: it commits with what the call did, or not at all. */
+export async function recordSeenCall(tx: Tx, digest: string, status: number, body: string): Promise<void> {
+  await tx.query(recordSeen, [digest, status, body]);
+}
+
+const releaseSeen = sql('delete from marketplace_seen_calls where digest = $1');
+
+/** Gives the claim back (the call's outcome is not one to replay). */
+export async function releaseSeenCall(tx: Tx, digest: string): Promise<void> {
+  await tx.query(releaseSeen, [digest]);
+}
+
+const purgeSeen = sql(`
+  with gone as (
+    delete from marketplace_seen_calls c
+    where c.seen_at < $1
+      and not exists (select 1 from marketplace_orders o where o.order_id = c.order_id and o.pickup_at >= $2)
+    returning 1)
+  select count(*)::int as n from gone`);
+
+/** Calls seen before `seenBefore`, unless their order's pickup is at or after `pickupAfter`. */
+export async function purgeSeenCalls(db: Sql, seenBefore: Date, pickupAfter: Date): Promise<number> {
+  return (await db.query<{ n: number }>(purgeSeen, [seenBefore, pickupAfter]))[0].n;
 }

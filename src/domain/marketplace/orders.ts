@@ -67,6 +67,23 @@ const ack = (row: Pick<OrderRow, 'orderId' | 'supplierOrderId' | 'state' | 'decl
   ...(row.declineReason ? { decline_reason: row.declineReason } : {}),
 });
 
+/**
+ * The marketplace's own time of an order's state (`updated_at`, local time `YYYY-MM-DD HH:MM:SS`, so the strings
+ * compare in time order): an order or change stamped before the one we hold is older news. Without a stamp on
+ * either side there is no telling, and arrival order decides.
+ */
+const isOlder = (incoming: { updated_at?: string }, stored: { updated_at?: string }) =>
+  !!incoming.updated_at && !!stored.updated_at && incoming.updated_at < stored.updated_at;
+
+/** The answer to older news: acknowledged (a retry would not make it newer), nothing changed, `stale: true`. */
+const staleAck = (row: OrderRow) => ({ ...ack(row), stale: true as const });
+
+/** Data unchanged but stamped later: the stored stamp moves on, so news older than this one stays older. */
+async function noteOrderTime(tx: Sql, row: OrderRow, incoming: { updated_at?: string }, now: Date) {
+  if (!incoming.updated_at || (row.order.updated_at && incoming.updated_at <= row.order.updated_at)) return;
+  await repo.setOrderDocument(tx, row.orderId, { ...row.order, updated_at: incoming.updated_at }, now);
+}
+
 const orderNotFound = (orderId: string) => new AppError('not_found', 404, `order ${orderId} not found`, { order_id: orderId });
 
 const findOrder = (db: Sql, orderId: string, lock = false) => repo.findOrder<MarketplaceOrder>(db, orderId, lock);
@@ -161,8 +178,13 @@ function orderJob(o: MarketplaceOrder, serve: Extract<Serve, { ok: true }>): Job
  * confirmation — or the decline, when we cannot serve it — in the same transaction.
  */
 export async function createOrder(tx: Sql, o: MarketplaceOrder, ctx: Ctx & { source: 'booking' | 'callback' }) {
+  return (await placeOrder(tx, o, ctx)).answer;
+}
+
+/** createOrder, saying whether this call stored the order (false: it was stored before, or meanwhile). */
+async function placeOrder(tx: Sql, o: MarketplaceOrder, ctx: Ctx & { source: 'booking' | 'callback' }) {
   const existing = await findOrder(tx, o.order_id);
-  if (existing) return ack(existing);
+  if (existing) return { placed: false, answer: ack(existing) };
 
   let serve = await canServe(tx, o, ctx);
   // The fleet must have a vehicle of the class free for the job's window (under the class's lock until commit).
@@ -183,7 +205,7 @@ export async function createOrder(tx: Sql, o: MarketplaceOrder, ctx: Ctx & { sou
     declineReason: serve.ok ? null : serve.reason,
     dataHash: dataHash(o),
   };
-  if (!(await repo.insertOrder(tx, row, ctx.now))) return ack((await findOrder(tx, o.order_id))!);
+  if (!(await repo.insertOrder(tx, row, ctx.now))) return { placed: false, answer: ack((await findOrder(tx, o.order_id))!) };
 
   if (serve.ok) {
     await insertJob(tx, job!, ctx.now);
@@ -191,7 +213,7 @@ export async function createOrder(tx: Sql, o: MarketplaceOrder, ctx: Ctx & { sou
   } else {
     await enqueueOutbound(tx, { kind: 'decline_order', orderId: o.order_id, payload: { order_id: o.order_id, reason: serve.reason, comment: serve.message }, dedupeKey: `decline:${o.order_id}`, maxAttempts: DEADLINE_ATTEMPTS }, ctx.now);
   }
-  return ack(row);
+  return { placed: true, answer: ack(row) };
 }
 
 export async function cancelOrder(tx: Sql, orderId: string, now: Date) {
@@ -216,14 +238,20 @@ export type OrderChange = Partial<Omit<MarketplaceOrder, 'order_id'>> & { order_
 /**
  * Applies changed details to a confirmed order and its job, and enqueues the change confirmation (accepted, or
  * refused when the vehicle no longer fits or the route cannot be located). Repeating the same change is harmless.
+ * A change stamped (`updated_at`) before the order we hold is older news: acknowledged with `stale: true`, nothing
+ * changed and nothing sent. The order's row is locked first, so concurrent changes are judged one after the other.
  */
 export async function updateOrder(tx: Tx, change: OrderChange, ctx: Ctx) {
   const row = await findOrder(tx, change.order_id, true);
   if (!row) throw orderNotFound(change.order_id);
+  if (isOlder(change, row.order)) return staleAck(row);
   if (row.state !== 'confirmed') throw new AppError('invalid_request', 400, `order ${row.orderId} is ${row.state} and cannot be changed`);
   const next: MarketplaceOrder = { ...row.order, ...change, state: row.order.state };
   const hash = dataHash(next);
-  if (hash === row.dataHash) return ack(row, 'change_confirmed');
+  if (hash === row.dataHash) {
+    await noteOrderTime(tx, row, change, ctx.now);
+    return ack(row, 'change_confirmed');
+  }
 
   const vehicle = getVehicle(row.vehicle)!;
   const pickup = resolvePlace(next.from);
@@ -246,12 +274,25 @@ export async function updateOrder(tx: Tx, change: OrderChange, ctx: Ctx) {
 /**
  * An order callback, applied from the re-fetched order only (the posted body is never trusted): a new order is
  * created; a change is applied (or a cancellation, when the marketplace says so); an unchanged order is a no-op.
+ * Re-fetches can overtake each other (two callbacks close together, a slow answer): one stamped (`updated_at`)
+ * before the order we hold never overwrites it — it is acknowledged with `stale: true`. The order's row is locked
+ * first, so concurrent callbacks are judged one after the other against what the other committed.
  */
 export async function applyRefetchedOrder(tx: Tx, type: 'new' | 'change', o: MarketplaceOrder, ctx: Ctx) {
-  const row = await findOrder(tx, o.order_id);
-  if (!row) return createOrder(tx, o, { ...ctx, source: 'callback' });
+  let row = await findOrder(tx, o.order_id, true);
+  if (!row) {
+    const placed = await placeOrder(tx, o, { ...ctx, source: 'callback' });
+    if (placed.placed) return placed.answer;
+    // Stored meanwhile by a concurrent callback: what this one fetched is judged against that, like any change.
+    row = (await findOrder(tx, o.order_id, true))!;
+  }
+  if (isOlder(o, row.order)) return staleAck(row);
   if (o.state === 'cancelled') return cancelOrder(tx, o.order_id, ctx.now);
-  if (type === 'new' || row.state !== 'confirmed' || dataHash(o) === row.dataHash) return ack(row);
+  if (type === 'new' || row.state !== 'confirmed') return ack(row);
+  if (dataHash(o) === row.dataHash) {
+    await noteOrderTime(tx, row, o, ctx.now);
+    return ack(row);
+  }
   const result = await updateOrder(tx, o, ctx);
   return 'order_state' in result ? result : ack(row);
 }

@@ -5,6 +5,7 @@ import { createSurface, type Operation } from '../surface';
 import type { Deps } from '../../deps';
 import type { HandlerResult, RequestContext } from '../types';
 import { operations } from './operations';
+import { withReplayProtection } from './replays';
 
 export const NOT_SUPPORTED = 'api method is not supported';
 
@@ -20,7 +21,8 @@ export const marketplaceMountPath = (inUrl: string) => new URL(inUrl).pathname.r
 /**
  * The surface the marketplace calls. Supplier calls are signed (PrivateKey over the URL as the marketplace
  * addressed it — MARKETPLACE_IN_URL plus the path and query below it — the raw body bytes and the private key);
- * callbacks carry the shared token. Both are checked before any handler runs; failures are 403.
+ * callbacks carry the shared token. Both are checked before any handler runs; failures are 403. The calls that act
+ * on an order act once per distinct call: an identical one is answered from the first (see replays.ts).
  */
 export function createMarketplaceSurface(deps: Deps) {
   const { inUrl, privateKey, callbackToken } = deps.config.marketplace;
@@ -31,7 +33,7 @@ export function createMarketplaceSurface(deps: Deps) {
       name: 'marketplace',
       contract: 'marketplace-inbound.yaml',
       apiRoot: mount,
-      operations: operations as unknown as Record<string, Operation>,
+      operations: withReplayProtection(operations as unknown as Record<string, Operation>, addressedUrl),
       async authenticate(ctx, scheme) {
         if (scheme === 'privateKey') {
           if (!privateKey) return false;

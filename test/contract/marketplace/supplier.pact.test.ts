@@ -172,6 +172,20 @@ describe('Marketplace → SupplierApi', () => {
         });
     });
 
+    it('sends a change older than the order the supplier holds: acknowledged as stale, nothing changed', async () => {
+      const older = { order_id: 'INT-8', date: '2026-12-01 11:00:00', updated_at: '2026-11-21 13:10:00' };
+      await pact
+        .addInteraction()
+        .given('a confirmed order INT-8 changed at 2026-11-21 13:20:00', { order_id: 'INT-8', updated_at: '2026-11-21 13:20:00' })
+        .uponReceiving('a signed change of order INT-8 stamped before its latest change')
+        .withRequest('POST', '/booking/update/', (b) => b.headers(signedJson).jsonBody(older))
+        .willRespondWith(200, (b) => b.headers(json).jsonBody({ ...ack('INT-8', 'confirmed'), stale: true }))
+        .executeTest(async (mock) => {
+          const r = await driver(mock.url).update(older);
+          expect(r.body).toMatchObject({ status: 'OK', order_state: 'confirmed', stale: true });
+        });
+    });
+
     it('acknowledges our confirmation of an order', async () => {
       await pact
         .addInteraction()

@@ -98,6 +98,13 @@ describe('SupplierApi honours the Marketplace pact', () => {
         'a confirmed order INT-1': confirmedOrder,
         'a confirmed order INT-3': confirmedOrder,
         'a confirmed order INT-4': confirmedOrder,
+        'a confirmed order INT-8 changed at 2026-11-21 13:20:00': async (params: unknown) => {
+          const { order_id: orderId, updated_at: updatedAt } = params as { order_id: string; updated_at: string };
+          await confirmedOrder({ order_id: orderId });
+          const r = await driver.update({ order_id: orderId, date: '2026-12-01 12:00:00', updated_at: updatedAt });
+          if ((r.body as { order_state?: string } | undefined)?.order_state !== 'change_confirmed') throw new Error(`state setup: ${r.status} ${r.text}`);
+          return undefined;
+        },
         'the marketplace serves order INT-2': async (params: unknown) => {
           mp.sim.seedOrder(servedOrder((params as { order_id: string }).order_id));
           return undefined;
@@ -113,7 +120,7 @@ describe('SupplierApi honours the Marketplace pact', () => {
       logLevel: 'warn',
     }).verifyProvider();
 
-    const orders = await app.db('marketplace_orders').whereIn('orderId', ['INT-1', 'INT-2', 'INT-3', 'INT-4', 'INT-6', 'INT-10', 'INT-11']);
+    const orders = await app.db('marketplace_orders').whereIn('orderId', ['INT-1', 'INT-2', 'INT-3', 'INT-4', 'INT-6', 'INT-8', 'INT-10', 'INT-11']);
     expect(orders.map((o: { orderId: string; state: string }) => [o.orderId, o.state]).sort()).toEqual([
       ['INT-1', 'cancelled'],
       ['INT-10', 'confirmed'],
@@ -122,7 +129,11 @@ describe('SupplierApi honours the Marketplace pact', () => {
       ['INT-3', 'confirmed'],
       ['INT-4', 'confirmed'],
       ['INT-6', 'confirmed'],
+      ['INT-8', 'confirmed'],
     ]);
+    // The stale change changed nothing: the order keeps its later change.
+    const int8 = await app.db('marketplace_orders').where({ orderId: 'INT-8' }).first();
+    expect(int8.order).toMatchObject({ date: '2026-12-01 12:00:00', updated_at: '2026-11-21 13:20:00' });
     // Both callbacks were answered from the simulator's order, re-fetched with a valid signature.
     const refetches = mp.sim.state.calls.filter((c) => c.operation === 'getOrder');
     expect(refetches.map((c) => [c.path, c.signature_ok, c.status]).sort()).toEqual([
