@@ -93,7 +93,7 @@ export async function ceilingStatement(id: ScenarioId, c: CeilingContext): Promi
         pickup: { name: 'Bandaranaike International Airport', iata: 'CMB', lat: 7.174016, lon: 79.887887 }, dropoff: { name: 'Kandy', lat: 7.2906, lon: 80.6337 },
         pickupAt: new Date(now.getTime() + 3 * 86400_000), request: { pickup: { iata: 'CMB' } as { name?: string }, dropoff: { name: 'Kandy' }, pickup_datetime: pickupInDays(3) }, durationMin: 150,
       };
-      const ctx = { now, requestId: `req_${randomBytes(12).toString('hex')}`, emergencyPhone: '+94 11 234 5678' };
+      const ctx = { now, paused: false, requestId: `req_${randomBytes(12).toString('hex')}`, emergencyPhone: '+94 11 234 5678' };
       const d = decideBooking({ offer, consumed: false }, { partnerId: c.partnerId, env: 'production' }, input, ctx);
       if (d.kind !== 'book') throw new Error(`ceiling booking: ${d.kind}`);
       const body = JSON.stringify(bookingView(d.booking));

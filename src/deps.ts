@@ -7,6 +7,8 @@ import type { KeyCache } from './domain/partners/key-cache';
 import type { RecentBookingFacts } from './domain/bookings/recent';
 import type { FleetCapacity } from './domain/fleet/capacity';
 import type { Resolve } from './domain/webhooks/targets';
+import type { EmptyBuckets, MemoryTokenBuckets } from './http/rate-limits';
+import type { Metrics } from './http/metrics';
 
 /** Reads an order from the marketplace's authenticated API (the re-fetch behind every callback). */
 export interface OrderSource {
@@ -29,6 +31,10 @@ export interface Deps {
   lifecycle: { draining: boolean };
   /** Resolves webhook hosts (DNS; tests inject their own), at registration and at every delivery. */
   resolveHost: Resolve;
+  /** Rate limits: the anonymous buckets (per client address) and what this instance knows of empty partner buckets. */
+  limits: { anonymous: MemoryTokenBuckets; emptyPartners: EmptyBuckets };
+  /** The Prometheus metrics of this instance. */
+  metrics: Metrics;
   /** Present when MARKETPLACE_URL, MARKETPLACE_USER_ID and MARKETPLACE_PRIVATE_KEY are configured. */
   orderSource?: OrderSource;
 }

@@ -10,10 +10,21 @@ export interface Launched {
   demoKey?: string;
 }
 
-/** Starts the service as `npm start` does: migrations, surfaces, and on an empty database a sandbox demo partner. */
+/**
+ * Starts the service as `npm start` does: migrations, surfaces, and (not in production) on an empty database a
+ * sandbox demo partner. In production the start is quiet: no demo partner or fleet, no secret printed, and a warning
+ * when the operator surface shares the public port.
+ */
 export async function launch(config: Config, logger: Logger): Promise<Launched> {
+  const production = config.nodeEnv === 'production';
   const running = await startServer({ config, logger });
-  const demo = await ensureDemoPartner(running.deps.db, { withFleet: !config.databaseUrl, now: running.deps.clock.now() });
+  if (production && !config.opsListen) {
+    logger.warn(
+      { port: running.port },
+      'the operator API, its console and /metrics are served on the public port: set OPS_LISTEN (e.g. 127.0.0.1:3001, or a private address) to move them to a listener of their own',
+    );
+  }
+  const demo = production ? null : await ensureDemoPartner(running.deps.db, { withFleet: !config.databaseUrl, now: running.deps.clock.now() });
   const base = config.publicBaseUrl;
   // With OPS_LISTEN the operator surface is only on its own address (not on PUBLIC_BASE_URL).
   const opsBase = config.opsListen ? running.opsUrl : base;

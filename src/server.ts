@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import type { Knex } from 'knex';
 import { loadConfig, type Config } from './config/env';
-import { makeKnex, migrateLatest } from './data/knex';
+import { makeKnex, migrateLatest, secureDataDir } from './data/knex';
 import { createApp } from './http/app';
 import { answerUnparsable } from './http/client-error';
 import { makeLogger, type Logger } from './shared/logger';
@@ -22,6 +22,9 @@ import { webhookChannel } from './domain/webhooks/delivery';
 import { systemResolve, type Resolve } from './domain/webhooks/targets';
 import { HttpWebhookSender } from './adapters/webhooks/http-webhook-sender';
 import { HttpMarketplaceClient } from './adapters/marketplace/http-marketplace-client';
+import { registerSecret } from './shared/redact';
+import { EmptyBuckets, MemoryTokenBuckets } from './http/rate-limits';
+import { Metrics } from './http/metrics';
 
 export interface StartOptions {
   config?: Config;
@@ -62,10 +65,16 @@ export function resolveOperatorToken(config: Config): { token: string; generated
 
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
   const config = opts.config ?? loadConfig();
+  // Secrets without a shape of their own are redacted by value, from every log line and audit row.
+  for (const secret of [config.operatorToken, config.marketplace.privateKey, config.marketplace.callbackToken]) registerSecret(secret);
   const logger = opts.logger ?? makeLogger(config.logLevel);
   const ownDb = !opts.db;
   const knex = opts.db ?? makeKnex(config);
   if (ownDb) await migrateLatest(knex, config.databaseSchema);
+  // The embedded database writes its files 0666 (it sets the mode itself): made private once it has started, and
+  // again at stop; its folders are 0700, which keeps files made in between from other users too.
+  const embeddedDir = !config.databaseUrl && !config.dataDir.startsWith('memory://') ? config.dataDir : undefined;
+  if (embeddedDir) secureDataDir(embeddedDir);
   const db = new Database(knex);
   await ensureAuditPartitions(db, new Date(), AUDIT_MONTHS_AHEAD + 1);
   const clock = opts.clock ?? systemClock;
@@ -80,6 +89,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     keys: new KeyCache(),
     recent: new RecentBookingFacts(),
     fleet: new FleetCapacity(),
+    limits: { anonymous: new MemoryTokenBuckets(config.anonymousLimit), emptyPartners: new EmptyBuckets() },
+    metrics: new Metrics(),
     resolveHost: opts.resolveHost ?? systemResolve,
     orderSource: marketplace && {
       getOrder: async (orderId, o) => {
@@ -89,6 +100,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     },
   };
   const { token, generated } = resolveOperatorToken(config);
+  registerSecret(token);
   const { app, opsApp } = await createApp(deps, { operatorToken: token });
 
   const server = await listen(app, deps, config.port, config.host);
@@ -137,18 +149,24 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
         );
         await stopOutbox();
         if (ownDb) await db.destroy();
+        if (embeddedDir) secureDataDir(embeddedDir);
       })()),
   };
 }
 
 async function listen(app: http.RequestListener, deps: Deps, port: number, host: string): Promise<http.Server> {
-  const server = http.createServer(app);
+  const { requestTimeoutMs, headersTimeoutMs, maxConnections } = deps.config;
+  // A request's head must arrive within headersTimeoutMs and the whole request within requestTimeoutMs (checked
+  // every second, not Node's default 30 s), so a slow client cannot hold a connection for minutes.
+  const server = http.createServer({ requestTimeout: requestTimeoutMs, headersTimeout: headersTimeoutMs, connectionsCheckingInterval: 1000 }, app);
   // Idle keep-alive connections are kept longer than clients and load balancers keep theirs (load balancers commonly
   // idle out at 60 s; undici closes shortly before the advertised timeout, but its timers are coarse), so a client
   // rarely sends a request on a connection the server is closing at that moment: an ECONNRESET the client cannot
-  // tell from a crash. Node's default of 5 s raced with clients in tests.
+  // tell from a crash. Node's default of 5 s raced with clients in tests. (An idle connection is not waiting for a
+  // request's head: headersTimeout starts with the first byte of the next request.)
   server.keepAliveTimeout = 65_000;
-  server.headersTimeout = 66_000;
+  // Connections over the cap are closed as they are accepted.
+  server.maxConnections = maxConnections;
   server.on('clientError', answerUnparsable(deps));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

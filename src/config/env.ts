@@ -44,7 +44,31 @@ const schema = z.object({
   OUTBOX_RETRY_BASE_MS: z.coerce.number().int().min(1).max(600000).default(2000),
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false'),
   WEBHOOKS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60000).default(15000),
+  TRUST_PROXY: z
+    .string()
+    .refine((v) => parseTrustProxy(v) !== undefined, 'must be a hop count (e.g. 1), or a comma-separated list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal (not "true": any client could then choose its address)')
+    .optional(),
+  ANON_RATE_PER_S: z.coerce.number().min(0.01).max(100000).default(20),
+  ANON_BURST: z.coerce.number().int().min(1).max(1000000).default(200),
+  MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1000000).default(1024),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(30000).default(30000),
+  HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(20000).default(20000),
 });
+
+/** The secrets a production start refuses when shorter than this. */
+export const STRONG_SECRET_LENGTH = 32;
+
+/**
+ * TRUST_PROXY as Express's `trust proxy` setting: false (unset: the socket's peer is the client), a hop count, or a
+ * list of trusted proxy addresses and ranges. undefined when the value is not one of those.
+ */
+export function parseTrustProxy(value: string | undefined): false | number | string[] | undefined {
+  if (value === undefined || value === '' || value === 'false') return false;
+  if (/^\d{1,2}$/.test(value)) return Number(value);
+  const parts = value.split(',').map((p) => p.trim()).filter(Boolean);
+  const ok = parts.length > 0 && parts.every((p) => ['loopback', 'linklocal', 'uniquelocal'].includes(p) || /^[0-9A-Fa-f:.]+(\/\d{1,3})?$/.test(p));
+  return ok ? parts : undefined;
+}
 
 export interface Config {
   nodeEnv: 'development' | 'test' | 'production';
@@ -101,6 +125,15 @@ export interface Config {
   };
   /** Body size limit of every surface. */
   maxBodyBytes: number;
+  /** Express's `trust proxy`: who may name the client in X-Forwarded-For (rate limits, the operator lockout, the audit log). */
+  trustProxy: false | number | string[];
+  /** Requests without a valid credential, per client address: a token bucket. */
+  anonymousLimit: { requestsPerSecond: number; burst: number };
+  /** Connections held at once per listener; more are closed at accept. */
+  maxConnections: number;
+  /** A request's head and body must arrive within requestTimeoutMs, its head within headersTimeoutMs. */
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -116,6 +149,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const e = parsed.data;
   if (e.OPS_LISTEN && e.PORT !== 0 && parseListen(e.OPS_LISTEN).port === e.PORT) {
     throw new ConfigError(`Invalid configuration:\n  OPS_LISTEN: must use another port than PORT (${e.PORT}): the operator surface gets a listener of its own`);
+  }
+  if (e.NODE_ENV === 'production') {
+    const problems: string[] = [];
+    if (!e.OPERATOR_TOKEN) problems.push('  OPERATOR_TOKEN: is required in production (the bootstrap admin; at least 32 characters, e.g. op_ and 40 random letters and digits)');
+    for (const name of ['OPERATOR_TOKEN', 'MARKETPLACE_PRIVATE_KEY', 'MARKETPLACE_CALLBACK_TOKEN'] as const) {
+      const v = e[name];
+      if (v && v.length < STRONG_SECRET_LENGTH) problems.push(`  ${name}: is ${v.length} characters; production needs at least ${STRONG_SECRET_LENGTH}`);
+    }
+    if (problems.length) throw new ConfigError(`Invalid configuration:\n${problems.join('\n')}`);
   }
   const publicBaseUrl = (e.PUBLIC_BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/$/, '');
   return Object.freeze({
@@ -147,6 +189,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     outbox: Object.freeze({ pollMs: e.OUTBOX_POLL_MS, retryBaseMs: e.OUTBOX_RETRY_BASE_MS }),
     webhooks: Object.freeze({ allowPrivateTargets: e.WEBHOOKS_ALLOW_PRIVATE_TARGETS === 'true', timeoutMs: e.WEBHOOKS_TIMEOUT_MS }),
     maxBodyBytes: 64 * 1024,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
+    anonymousLimit: Object.freeze({ requestsPerSecond: e.ANON_RATE_PER_S, burst: e.ANON_BURST }),
+    maxConnections: e.MAX_CONNECTIONS,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
   });
 }
 

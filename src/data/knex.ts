@@ -3,6 +3,7 @@ import path from 'node:path';
 import { knex, Knex } from 'knex';
 import { knexSnakeCaseMappers } from 'objection';
 import type { Config } from '../config/env';
+import { parseTimestamptz } from './timestamps';
 
 const MIGRATIONS_DIR = path.join(__dirname, '../../migrations');
 
@@ -50,16 +51,45 @@ export function makeKnex(
   const ClientPgLite = require('knex-pglite').default ?? require('knex-pglite');
   const inMemory = config.dataDir.startsWith('memory://');
   const dir = inMemory ? undefined : path.join(config.dataDir, 'pglite');
-  if (dir) fs.mkdirSync(dir, { recursive: true });
-  // int8 as string, like pg, so both backends return the same types.
+  if (dir) secureDataDir(config.dataDir);
+  // int8 as string, and timestamptz read exactly (timestamps.ts), like pg, so both backends return the same values.
   // The options-object form: `new PGlite(undefined, opts)` drops the extensions.
-  const pglite = new PGlite({ dataDir: dir, parsers: { [types.INT8]: (v: string) => v }, extensions: { btree_gist } });
+  const parsers = { [types.INT8]: (v: string) => v, [types.TIMESTAMPTZ]: parseTimestamptz };
+  const pglite = new PGlite({ dataDir: dir, parsers, extensions: { btree_gist } });
   return knex({
     ...common,
     client: ClientPgLite,
     dialect: 'postgres',
     connection: () => ({ pglite }),
   } as Knex.Config);
+}
+
+/**
+ * The data directory holds key hashes, webhook secrets and passenger data: private to the service's user (folders
+ * 0700, files 0600), whatever the umask, including what an earlier version left readable. Files the process makes
+ * itself are made under a umask of 077 from here on; the embedded database sets 0666 on its own, so the server
+ * runs this again once it has started and at stop (the 0700 folders keep the files made in between private).
+ */
+export function secureDataDir(dataDir: string): void {
+  process.umask(0o077);
+  fs.mkdirSync(path.join(dataDir, 'pglite'), { recursive: true, mode: 0o700 });
+  const walk = (p: string) => {
+    const st = fs.lstatSync(p);
+    if (st.isSymbolicLink()) return;
+    if (st.isDirectory()) {
+      if ((st.mode & 0o777) !== 0o700) fs.chmodSync(p, 0o700);
+      for (const name of fs.readdirSync(p)) walk(path.join(p, name));
+    } else if ((st.mode & 0o077) !== 0) fs.chmodSync(p, st.mode & 0o700);
+  };
+  walk(dataDir);
+}
+
+/** The migrations this build knows: the database is current when it has run them all. */
+export function knownMigrations(): string[] {
+  return fs
+    .readdirSync(MIGRATIONS_DIR)
+    .filter((f) => /\.(ts|js)$/.test(f) && !f.endsWith('.d.ts'))
+    .map((f) => f.replace(/\.(ts|js)$/, ''));
 }
 
 export async function migrateLatest(db: Knex, schema?: string): Promise<void> {

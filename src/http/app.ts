@@ -3,6 +3,7 @@ import { AppError } from '../shared/errors';
 import { printable } from './decode';
 import type { Deps } from '../deps';
 import { pipeline } from './pipeline';
+import { anonymousLimit } from './rate-limits';
 import type { Surface } from './surface';
 import { createTransfersSurface, transfersError } from './transfers/api';
 import { createOpsSurface, opsError } from './ops/api';
@@ -10,13 +11,18 @@ import { createOpsConsoleSurface, OPS_CONSOLE_ROOT } from './ops-console/api';
 import { basePath } from './documents';
 import { createMarketplaceSurface, marketplaceMountPath } from './marketplace/api';
 import { CONSOLE_ROOT, createConsoleSurface } from './console/api';
+import { createMetricsSurface } from './metrics-surface/api';
+import { operationalSample, probes, readiness } from './probes';
 
 /** Requests outside every surface: 404 in the Transfers envelope, audited like everything else. */
 const unknownRoute: Surface = {
   name: 'none',
   api: undefined as never,
-  handle: async (ctx) =>
-    transfersError(ctx, new AppError('not_found', 404, `No route ${ctx.method} ${printable(ctx.url.split('?')[0])}. The Transfers API lives under /transfers/v1.`)),
+  handle: async (ctx, early) =>
+    transfersError(
+      ctx,
+      anonymousLimit(ctx) ?? early ?? new AppError('not_found', 404, `No route ${ctx.method} ${printable(ctx.url.split('?')[0])}. The Transfers API lives under /transfers/v1.`),
+    ),
   errorResult: transfersError,
   commonHeaders: () => ({ 'X-Service-Env': 'none' }),
 };
@@ -25,8 +31,13 @@ const unknownRoute: Surface = {
 const unknownOpsRoute: Surface = {
   name: 'none',
   api: undefined as never,
-  handle: async (ctx) =>
-    opsError(ctx, new AppError('not_found', 404, `No route ${ctx.method} ${printable(ctx.url.split('?')[0])}. This address serves the operator API (/ops/v1) and its console (/ops/).`)),
+  handle: async (ctx, early) =>
+    opsError(
+      ctx,
+      anonymousLimit(ctx) ??
+        early ??
+        new AppError('not_found', 404, `No route ${ctx.method} ${printable(ctx.url.split('?')[0])}. This address serves the operator API (/ops/v1) and its console (/ops/).`),
+    ),
   errorResult: opsError,
 };
 
@@ -41,10 +52,22 @@ export async function createApp(deps: Deps, opts: { operatorToken: string }) {
   const marketplace = await createMarketplaceSurface(deps);
   const referenceConsole = await createConsoleSurface(deps);
   const opsConsole = await createOpsConsoleSurface(deps, { root: separateOps ? '' : basePath(deps.config.publicBaseUrl) });
+  const ready = readiness(deps);
+  const metrics = await createMetricsSurface(deps, opts.operatorToken, operationalSample(deps, ready));
 
   const mountOps = (a: express.Express) => {
     a.use('/ops/v1', pipeline(ops, deps));
     a.use(OPS_CONSOLE_ROOT, pipeline(opsConsole, deps));
+    a.use('/metrics', pipeline(metrics, deps));
+  };
+  const newApp = () => {
+    const a = express();
+    a.disable('x-powered-by');
+    a.set('etag', false);
+    // Who may name the client in X-Forwarded-For (TRUST_PROXY): read by req.ip, for the limits, the lockout and the audit log.
+    a.set('trust proxy', deps.config.trustProxy);
+    a.use(probes(deps, ready));
+    return a;
   };
   const app = newApp();
   // The console sits below the API it documents: mounted first.
@@ -60,12 +83,5 @@ export async function createApp(deps: Deps, opts: { operatorToken: string }) {
     mountOps(opsApp);
     opsApp.use(pipeline(unknownOpsRoute, deps));
   }
-  return { app, opsApp, surfaces: { transfers, ops, marketplace, console: referenceConsole, opsConsole } };
-}
-
-function newApp() {
-  const app = express();
-  app.disable('x-powered-by');
-  app.set('etag', false);
-  return app;
+  return { app, opsApp, surfaces: { transfers, ops, marketplace, console: referenceConsole, opsConsole, metrics } };
 }

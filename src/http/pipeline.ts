@@ -1,50 +1,130 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import ipaddr from 'ipaddr.js';
 import { AppError, invalidRequest, serviceUnavailable } from '../shared/errors';
 import { requestId as newRequestId } from '../shared/ids';
-import { mayHoldSecrets, redactBody, redactBytes, redactHeaders, redactUrl } from '../shared/redact';
+import { keptUrl, mayHoldSecrets, redactBody, redactBytes, redactHeaders, redactText, redactUrl } from '../shared/redact';
 import { combine } from '../data/write';
 import { commitWithAudit, jsonbText, unparsedBody, type AuditEntry } from '../data/repositories/audit-repository';
 import { isStaleCredentials } from '../data/repositories/partners-repository';
+import { rateLimitedFor } from '../data/repositories/rate-limits-repository';
 import type { Deps } from '../deps';
 import { decodeBody } from './decode';
 import type { Surface } from './surface';
 import { RequestContext, type Document, type HandlerResult } from './types';
 
-class PayloadTooLarge extends AppError {
-  constructor(limit: number) {
-    super('payload_too_large', 413, `The request body is larger than ${limit / 1024} KiB.`, { limit_bytes: limit });
-  }
+/** A URL longer than this is answered 414 without routing it (Node's own limit on a request head is 16 KiB). */
+export const MAX_URL_BYTES = 8 * 1024;
+/** What a refused request's audit row keeps of its body: its size, its SHA-256 and at most this much of its start. */
+export const REFUSED_BODY_HEAD = 1024;
+/** After answering 413 the rest of the body is read and dropped, up to this much; then the connection is cut. */
+const DISCARD_AT_MOST = 8 * 1024 * 1024;
+
+const payloadTooLarge = (limit: number) =>
+  new AppError('payload_too_large', 413, `The request body is larger than ${limit / 1024} KiB.`, { limit_bytes: limit });
+const uriTooLong = () =>
+  new AppError('uri_too_long', 414, `The request's path and query are longer than ${MAX_URL_BYTES / 1024} KiB.`, { limit_bytes: MAX_URL_BYTES });
+
+interface ReadBody {
+  bytes: Buffer;
+  /** The body was larger than the limit: `bytes` holds what arrived before the answer. */
+  over: boolean;
+  /** The client went away before the body ended. */
+  aborted: boolean;
 }
 
-async function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+/** Reads the rest of a body we will not use, up to DISCARD_AT_MOST, so the answer reaches a client still sending. */
+function discard(req: IncomingMessage, already = 0): void {
+  let dropped = already;
+  req.on('data', (c: Buffer) => {
+    dropped += c.length;
+    if (dropped > DISCARD_AT_MOST) req.destroy();
+  });
+  req.resume();
+}
+
+/** The body up to `limit` bytes. Whether it came with Content-Length or chunked, a larger one stops at the limit. */
+function readBody(req: IncomingMessage, limit: number): Promise<ReadBody> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > limit) {
-    req.resume();
-    throw new PayloadTooLarge(limit);
+    discard(req);
+    return Promise.resolve({ bytes: Buffer.alloc(0), over: true, aborted: false });
   }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > limit) {
-      req.resume();
-      throw new PayloadTooLarge(limit);
-    }
-    chunks.push(chunk as Buffer);
-  }
-  return chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const settle = (r: Omit<ReadBody, 'bytes'>) => {
+      if (settled) return;
+      settled = true;
+      req.removeListener('data', onData);
+      resolve({ ...r, bytes: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) });
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      chunks.push(chunk);
+      if (size > limit) {
+        settle({ over: true, aborted: false });
+        discard(req, size);
+      }
+    };
+    req.on('data', onData);
+    req.once('end', () => settle({ over: false, aborted: false }));
+    req.once('error', () => settle({ over: false, aborted: true }));
+    req.once('close', () => settle({ over: false, aborted: !req.complete }));
+  });
+}
+
+/** The trace id of a W3C `traceparent` (version 00), or undefined when there is none or it is malformed. */
+export function traceIdOf(header: string | string[] | undefined): string | undefined {
+  if (typeof header !== 'string') return undefined;
+  const m = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(header.trim());
+  if (!m || m[1] === 'ff' || /^0+$/.test(m[2]) || /^0+$/.test(m[3])) return undefined;
+  return m[2];
 }
 
 type Sent = HandlerResult & { headers: Record<string, string>; text: string };
-type Outcome = 'committed' | 'not_written' | 'conflict' | 'stale' | 'unavailable' | 'failed';
+type Outcome = 'committed' | 'not_written' | 'conflict' | 'stale' | 'rate_limited' | 'unavailable' | 'failed';
 
 /**
- * The request body as the audit log keeps it: the JSON value (redacted) when the body is JSON under the text
- * policy, otherwise the bytes themselves in the `$unparsed` form (see audit-repository.unparsedBody).
+ * What the audit row of a refused request keeps of its body: `{"$refused": {"bytes", "sha256", "head"}}`, the head
+ * being at most its first KiB, as text with secrets redacted (or base64 when it is not text).
  */
-function auditRequestBody(ctx: RequestContext): string | null {
+function refusedBody(raw: Buffer, declared: string | string[] | undefined): string | null {
+  if (raw.length === 0 && declared === undefined) return null;
+  const trace: Record<string, unknown> = { bytes: raw.length, sha256: createHash('sha256').update(raw).digest('hex') };
+  if (typeof declared === 'string' && Number(declared) !== raw.length) trace.declared_bytes = Number(declared) || declared.slice(0, 32);
+  const head = raw.subarray(0, REFUSED_BODY_HEAD);
+  if (head.length) {
+    const text = utf8Head(head);
+    if (text === null) trace.head_base64 = redactBytes(head).toString('base64');
+    else trace.head = redactText(text);
+  }
+  return jsonbText({ $refused: trace });
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+/** The head as UTF-8 text (a character cut at its end dropped), or null when it is not text. */
+function utf8Head(head: Buffer): string | null {
+  for (let cut = 0; cut <= 3 && cut < head.length; cut += 1) {
+    try {
+      const text = utf8.decode(head.subarray(0, head.length - cut));
+      return text.includes('\u0000') ? null : text;
+    } catch {
+      // a multi-byte character cut at the end, or not UTF-8 at all
+    }
+  }
+  return null;
+}
+
+/**
+ * The request body as the audit log keeps it: for a request refused before its operation, a trace (refusedBody);
+ * otherwise the JSON value (redacted) when the body is JSON under the text policy, or the bytes themselves in the
+ * `$unparsed` form (see audit-repository.unparsedBody).
+ */
+function auditRequestBody(ctx: RequestContext, refused: boolean): string | null {
   const raw = ctx.rawBody;
+  if (refused) return refusedBody(raw, ctx.headers['content-length']);
   if (raw.length === 0) return null;
   const contentType = ctx.headers['content-type'] as string | undefined;
   let decoded = ctx.decodedBody;
@@ -60,6 +140,17 @@ function auditRequestBody(ctx: RequestContext): string | null {
   return jsonbText(mayHoldSecrets(decoded.text) ? redactBody(decoded.value) : decoded.value);
 }
 
+/** Header values of a refused request are kept up to this many characters each. */
+const REFUSED_HEADER_VALUE = 256;
+
+function auditRequestHeaders(headers: Record<string, unknown>, refused: boolean): string {
+  const redacted = redactHeaders(headers);
+  if (refused) {
+    for (const [k, v] of Object.entries(redacted)) if (v.length > REFUSED_HEADER_VALUE) redacted[k] = `${v.slice(0, REFUSED_HEADER_VALUE)}…[cut: ${v.length} characters]`;
+  }
+  return jsonbText(redacted)!;
+}
+
 function auditResponseBody(text: string, document?: Document): string | null {
   if (document) return jsonbText({ $document: document.contentType, bytes: document.bytes.length, sha256: createHash('sha256').update(document.bytes).digest('hex') });
   if (!text) return null;
@@ -68,35 +159,60 @@ function auditResponseBody(text: string, document?: Document): string | null {
 }
 
 /**
- * One request, start to finish: read the body (64 KiB), let the surface route and authenticate it, judge it under
- * the text policy and the contract, and answer; then the audit row, committed with whatever the request changed
- * (in its transaction, or in one statement with its write), and only then the response is sent.
+ * One request, start to finish: refuse a URL over 8 KiB (414) or a body over 64 KiB (413), let the surface route and
+ * authenticate it, judge it under the text policy and the contract, and answer; then the audit row, committed with
+ * whatever the request changed (in its transaction, or in one statement with its write), and only then the response
+ * is sent.
  *
  * Nothing changes without its audit record: if the row cannot be written the change rolls back. What the client
  * then hears depends on why: the database unreachable (or the audit log refusing the row) is 503 with Retry-After;
  * anything else is a bug on our side, answered 500 and audited on its own.
+ *
+ * A request refused before its operation ran (no valid credential, an unknown route, too large, rate limited) costs
+ * a small audit row: its URL is kept whole up to 2 KiB, its body as a trace (size, digest, first KiB).
  */
 export function pipeline(surface: Surface, deps: Deps) {
-  return async (req: IncomingMessage & { originalUrl?: string }, res: ServerResponse): Promise<void> => {
+  return async (req: IncomingMessage & { originalUrl?: string; ip?: string }, res: ServerResponse): Promise<void> => {
     const started = process.hrtime.bigint();
     const url = req.originalUrl ?? req.url ?? '/';
     const requestId = newRequestId();
-    // Arrived after shutdown began: refused, not run (requests already running finish).
+    // Arrived after shutdown began: refused, not run (requests already running, or still uploading, finish).
     const refused = deps.lifecycle.draining;
-    let raw: Buffer = Buffer.alloc(0);
+    // Read before the body: a client that goes away takes its socket with it. `req.ip` honours TRUST_PROXY (and is
+    // whatever a trusted proxy wrote, so it is kept only when it is an address).
+    const clientAddress = req.ip && ipaddr.isValid(req.ip) ? req.ip : req.socket?.remoteAddress;
     let early: AppError | undefined;
-    try {
-      raw = await readBody(req, deps.config.maxBodyBytes);
-    } catch (e) {
-      early = e instanceof AppError ? e : invalidRequest('The request body could not be read.');
+    let raw: Buffer = Buffer.alloc(0);
+    if (Buffer.byteLength(url) > MAX_URL_BYTES) {
+      early = uriTooLong();
+      discard(req);
+      res.shouldKeepAlive = false;
+    } else {
+      const body = await readBody(req, deps.config.maxBodyBytes);
+      raw = body.bytes;
+      if (body.over) {
+        early = payloadTooLarge(deps.config.maxBodyBytes);
+        res.shouldKeepAlive = false;
+      } else if (body.aborted) early = invalidRequest('The request body could not be read.');
     }
     if (refused) {
       // The client retries on another instance, or on this one after its restart.
       early = serviceUnavailable(1);
       res.shouldKeepAlive = false;
     }
-    const ctx = new RequestContext({ requestId, surface: surface.name, deps, method: req.method ?? 'GET', url, headers: req.headers, rawBody: raw, clientAddress: req.socket.remoteAddress });
+    const ctx = new RequestContext({
+      requestId,
+      surface: surface.name,
+      deps,
+      method: req.method ?? 'GET',
+      url,
+      headers: req.headers,
+      rawBody: raw,
+      clientAddress,
+      traceId: traceIdOf(req.headers.traceparent),
+    });
 
+    let rateLimitedSeconds = 0;
     let result = await answer(() => surface.handle(ctx, early));
     let sent = finish(result);
     let outcome = await commit(sent);
@@ -119,8 +235,13 @@ export function pipeline(surface: Surface, deps: Deps) {
       outcome = await commit(sent);
     }
     if (outcome === 'committed') result.afterCommit?.();
-    else {
+    else if (outcome === 'rate_limited') {
+      // The partner's bucket was empty: nothing the request did was kept; its refusal is audited on its own.
+      sent = finish(surface.errorResult(ctx, surface.rateLimitedAtCommit!(ctx, rateLimitedSeconds)));
+      if ((await commit(sent)) !== 'committed') sent = finish(surface.errorResult(ctx, serviceUnavailable()));
+    } else {
       const failed = sent;
+      deps.metrics.auditWriteFailures.inc();
       sent = finish(
         outcome === 'unavailable'
           ? surface.errorResult(ctx, serviceUnavailable())
@@ -128,10 +249,16 @@ export function pipeline(surface: Surface, deps: Deps) {
       );
       // A bug is audited on its own; if even that row cannot be written, the audit log is unavailable: 503.
       if (outcome !== 'unavailable' && (await commit(sent)) !== 'committed') sent = finish(surface.errorResult(ctx, serviceUnavailable()));
-      deps.logger.error({ requestId, url: redactUrl(url), status: failed.status, answered: sent.status }, 'request not committed');
+      deps.logger.error({ requestId, url: keptUrl(redactUrl(url)), status: failed.status, answered: sent.status }, 'request not committed');
     }
     send(res, sent);
-    deps.logger.info({ requestId, method: req.method, path: url.split('?')[0], status: sent.status, ms: msSince(started) }, 'request');
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    deps.metrics.observeRequest(surface.name, ctx.operationId, sent.status, seconds);
+    if (sent.status === 429) deps.metrics.rateLimited.inc({ scope: ctx.partner ? 'partner' : 'anonymous' });
+    deps.logger.info(
+      { requestId, method: req.method, path: keptUrl(redactUrl(url.split('?')[0])), status: sent.status, ms: Math.round(seconds * 1000), ...(ctx.traceId ? { traceId: ctx.traceId } : {}) },
+      'request',
+    );
 
     async function answer(run: () => Promise<HandlerResult>): Promise<HandlerResult> {
       try {
@@ -157,22 +284,27 @@ export function pipeline(surface: Surface, deps: Deps) {
 
     /** The audit row, with the request's transaction or write. */
     async function commit(s: Sent): Promise<Outcome> {
+      const refused = !ctx.admitted || s.status === 429;
       const entry: AuditEntry = {
         surface: surface.name,
         direction: 'inbound',
-        method: ctx.method,
-        path: redactUrl(url),
+        method: ctx.method.slice(0, 32),
+        path: keptUrl(redactUrl(url)),
         status: s.status,
         partnerId: ctx.partner?.partnerId ?? null,
         env: ctx.env ?? null,
         requestId,
-        requestHeaders: jsonbText(redactHeaders(req.headers))!,
-        requestBody: auditRequestBody(ctx),
+        requestHeaders: auditRequestHeaders(req.headers, refused),
+        requestBody: auditRequestBody(ctx, refused),
         responseHeaders: jsonbText(redactHeaders(s.headers))!,
         responseBody: auditResponseBody(s.text, s.document),
         durationMs: msSince(started),
+        client: clientAddress ?? null,
+        operatorId: ctx.operator?.operatorId ?? null,
+        traceId: ctx.traceId ?? null,
       };
-      const write = combine(s.write, ...ctx.owed, surface.owedAtCommit?.(ctx));
+      // A refusal commits nothing but its audit row.
+      const write = s.status === 429 ? undefined : combine(s.write, ...ctx.owed, surface.owedAtCommit?.(ctx));
       try {
         const tx = ctx.transaction;
         if (tx) {
@@ -186,6 +318,11 @@ export function pipeline(surface: Surface, deps: Deps) {
         await abandon();
         if (e instanceof AppError && e.code === 'service_unavailable') return 'unavailable';
         if (isStaleCredentials(e)) return 'stale';
+        const limited = rateLimitedFor(e);
+        if (limited !== undefined && surface.rateLimitedAtCommit) {
+          rateLimitedSeconds = limited;
+          return 'rate_limited';
+        }
         if (s.write && s.otherwise) return 'conflict';
         deps.logger.error({ err: e, requestId }, 'the audit row (or the write with it) failed');
         return 'failed';
@@ -197,7 +334,9 @@ export function pipeline(surface: Surface, deps: Deps) {
 const msSince = (t: bigint) => Number((process.hrtime.bigint() - t) / 1_000_000n);
 
 function send(res: ServerResponse, r: Sent): void {
+  if (res.destroyed) return;
   res.statusCode = r.status;
+  res.setHeader('X-Content-Type-Options', 'nosniff');
   for (const [k, v] of Object.entries(r.headers)) res.setHeader(k, v);
   if (r.document) {
     res.setHeader('Content-Type', r.document.contentType);

@@ -1,14 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
-import addFormats from 'ajv-formats';
 import OpenAPIBackend, { type Document, type Operation as ContractOperation } from 'openapi-backend';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { AppError, invalidRequest } from '../shared/errors';
 import { CONTRACTS_DIR } from '../shared/paths';
 import type { Deps } from '../deps';
 import type { Write } from '../data/write';
+import { anonymousLimit } from './rate-limits';
 import { decodeBody, decodeComponent, decodeQuery, printable } from './decode';
+import { addContractFormats, dateMessage, dateTimeLimitMessage } from './formats';
 import type { HandlerResult, OperationCall, RequestContext, SurfaceName } from './types';
 
 export function loadContract(file: string): Document {
@@ -43,6 +44,14 @@ export interface SurfaceOptions {
   owedAtCommit?(ctx: RequestContext): Write | undefined;
   /** Runs after authentication and validation, before the operation: an answer here replaces the operation's. */
   intercept?(ctx: RequestContext): Promise<HandlerResult | undefined>;
+  /**
+   * Runs once the caller is authenticated for a route, before its body is judged: a refusal here (403 for a role
+   * that may not, 429 for a partner over its limit) is answered as a refused request. `op` is the contract's
+   * operation object (its `x-` extensions included).
+   */
+  admit?(ctx: RequestContext, op: ContractOperation): AppError | undefined;
+  /** The final statement found the caller's rate-limit bucket empty: the 429 to answer (see rate-limits.ts). */
+  rateLimitedAtCommit?(ctx: RequestContext, retryAfterSeconds: number): AppError;
 }
 
 /** Turns Ajv's errors into `details.fields`: one entry per offending field, named the way the client wrote it. */
@@ -68,6 +77,8 @@ export function fieldErrors(errors: ErrorObject[] | null | undefined, input?: un
       message = `must be one of ${((e.params as { allowedValues: unknown[] }).allowedValues ?? []).join(', ')}`;
     } else if (e.keyword === 'format' && (e.params as { format?: string }).format === 'date-time') {
       message = dateTimeMessage(valueAt(input, e.instancePath));
+    } else if (e.keyword === 'format' && (e.params as { format?: string }).format === 'date') {
+      message = dateMessage(valueAt(input, e.instancePath));
     }
     if (!field) field = parts[0] === 'requestBody' || parts.length === 0 ? 'body' : parts.join('.');
     const key = `${field}|${message}`;
@@ -89,9 +100,11 @@ function valueAt(input: unknown, pointer: string): unknown {
   return v;
 }
 
-/** What is wrong with a date-time, in words: most often the UTC offset is missing. */
+/** What is wrong with a date-time, in words: most often the UTC offset is missing; or it is beyond what we store. */
 function dateTimeMessage(value: unknown): string {
   const example = 'e.g. 2026-12-01T09:30:00+05:30';
+  const beyond = dateTimeLimitMessage(value);
+  if (beyond) return beyond;
   if (typeof value === 'string' && /^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(value.trim())) {
     return `is missing its UTC offset: add +05:30 for Sri Lankan time, or Z for UTC (${example})`;
   }
@@ -125,6 +138,7 @@ export interface Surface {
   errorResult(ctx: RequestContext | undefined, err: AppError): HandlerResult;
   commonHeaders?(ctx: RequestContext | undefined): Record<string, string>;
   owedAtCommit?(ctx: RequestContext): Write | undefined;
+  rateLimitedAtCommit?(ctx: RequestContext, retryAfterSeconds: number): AppError;
   /**
    * Answers one request: route, authenticate, then (only then) judge the body and parameters under the text
    * policy and the contract, and run the operation. `early` is an error found while reading the request (413):
@@ -148,8 +162,9 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
     strict: true,
     coerceTypes: true,
     ajvOpts: { allErrors: true, strict: false },
+    // RFC 3339 date-times and dates narrowed to what the database stores (formats.ts): no contract lets more through.
     customizeAjv: (ajv) => {
-      addFormats(ajv as never);
+      addContractFormats(ajv as never);
       return ajv;
     },
   });
@@ -227,16 +242,33 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
   async function handle(ctx: RequestContext, early?: AppError): Promise<HandlerResult> {
     const q = ctx.url.indexOf('?');
     const pathname = q < 0 ? ctx.url : ctx.url.slice(0, q);
+    // A URL over the limit is refused before it is matched or anything is looked up.
+    if (early?.code === 'uri_too_long') return opts.errorResult(ctx, anonymousLimit(ctx) ?? early);
     const m = match(ctx.method, pathname);
     if ('miss' in m) {
-      if (!opts.publicRouteMisses && !(await opts.authenticate(ctx, 'route-miss'))) return opts.errorResult(ctx, opts.unauthorized(ctx));
+      ctx.operationId = m.miss;
+      if (opts.publicRouteMisses || !(await opts.authenticate(ctx, 'route-miss'))) {
+        const limited = anonymousLimit(ctx);
+        if (limited) return opts.errorResult(ctx, limited);
+        if (!opts.publicRouteMisses) return opts.errorResult(ctx, opts.unauthorized(ctx));
+      }
       const message = (opts.routeMissMessage ?? defaultMessage)(ctx.method, printable(pathname), m.miss);
       const headers: Record<string, string> = m.miss === 'method_not_allowed' ? { Allow: m.allow.join(', ') } : {};
       return opts.errorResult(ctx, new AppError(m.miss, m.miss === 'not_found' ? 404 : 405, message, {}, headers));
     }
     const { route } = m;
-    if (!(await authorised(ctx, route))) return opts.errorResult(ctx, opts.unauthorized(ctx));
+    ctx.operationId = route.op.operationId;
+    const credentialed = route.schemes.length > 0;
+    if (!credentialed || !(await authorised(ctx, route))) {
+      // No valid credential: limited per client address; a public route is answered within that limit.
+      const limited = anonymousLimit(ctx);
+      if (limited) return opts.errorResult(ctx, limited);
+      if (credentialed) return opts.errorResult(ctx, opts.unauthorized(ctx));
+    }
     if (early) return opts.errorResult(ctx, early);
+    const refusal = credentialed ? opts.admit?.(ctx, route.op) : undefined;
+    if (refusal) return opts.errorResult(ctx, refusal);
+    ctx.admitted = credentialed;
 
     const params: Record<string, string> = {};
     for (const [name, raw] of Object.entries(m.rawParams)) params[name] = decodeComponent(raw, name);
@@ -270,5 +302,13 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
     return out;
   }
 
-  return { name: opts.name, api, errorResult: opts.errorResult, commonHeaders: opts.commonHeaders, owedAtCommit: opts.owedAtCommit, handle };
+  return {
+    name: opts.name,
+    api,
+    errorResult: opts.errorResult,
+    commonHeaders: opts.commonHeaders,
+    owedAtCommit: opts.owedAtCommit,
+    rateLimitedAtCommit: opts.rateLimitedAtCommit,
+    handle,
+  };
 }

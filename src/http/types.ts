@@ -2,7 +2,7 @@ import type { OpenTx, Sql, Tx } from '../data/database';
 import type { Write } from '../data/write';
 import type { Deps } from '../deps';
 
-export type SurfaceName = 'transfers' | 'console' | 'ops' | 'ops-console' | 'marketplace' | 'webhooks' | 'none';
+export type SurfaceName = 'transfers' | 'console' | 'ops' | 'ops-console' | 'marketplace' | 'metrics' | 'webhooks' | 'none';
 export type Env = 'sandbox' | 'production';
 
 export interface AuthenticatedPartner {
@@ -13,8 +13,19 @@ export interface AuthenticatedPartner {
   keyId: string;
   /** The partner's vehicle codes → our fleet codes. */
   vocabulary: ReadonlyMap<string, string>;
+  /** The partner's rate limit in this environment, when an operator set one. */
+  rateLimit?: { requestsPerSecond: number; burst: number };
   /** The version of all the above as this request knows it (asserted at commit; see KeyCache). */
   authVersion: string;
+}
+
+export type OperatorRole = 'admin' | 'dispatcher' | 'viewer';
+
+export interface AuthenticatedOperator {
+  /** `bootstrap` for OPERATOR_TOKEN, else the named operator's id. */
+  operatorId: string;
+  name: string;
+  role: OperatorRole;
 }
 
 /** What an operation receives: the request as the contract names it, decoded and validated. */
@@ -68,11 +79,22 @@ export class RequestContext {
   readonly url: string;
   readonly headers: Record<string, string | string[] | undefined>;
   readonly rawBody: Buffer;
-  /** The peer's address (the socket's: a proxy in front counts as the client). */
+  /** The client's address: the socket's peer, or the address a trusted proxy names (TRUST_PROXY). */
   readonly clientAddress?: string;
+  /** The W3C trace id of the caller's `traceparent`, when it sent a valid one. */
+  readonly traceId?: string;
   partner?: AuthenticatedPartner;
   env?: Env;
-  operator?: boolean;
+  /** The operator whose token the request carries (operator surfaces). */
+  operator?: AuthenticatedOperator;
+  /** The contract operation the request was routed to (metrics); unset for a route miss. */
+  operationId?: string;
+  /**
+   * Set once a credential was accepted for the route and nothing refused the request before its operation: the
+   * audit row then keeps the whole request. Until then (401, 403, 404, 405, 413, 414, 429, public pages) it keeps
+   * a trace of the body: its size, digest and first KiB.
+   */
+  admitted = false;
   /** The body as decoded under the text policy, once the surface has judged it. */
   decodedBody?: { value: unknown; text: string };
   /** Writes the request owes besides its handler's (e.g. the key's last-used time), committed with the audit row. */
@@ -86,7 +108,7 @@ export class RequestContext {
   private opening?: Promise<OpenTx>;
   private opened?: OpenTx;
 
-  constructor(init: Pick<RequestContext, 'requestId' | 'surface' | 'deps' | 'method' | 'url' | 'headers' | 'rawBody' | 'clientAddress'>) {
+  constructor(init: Pick<RequestContext, 'requestId' | 'surface' | 'deps' | 'method' | 'url' | 'headers' | 'rawBody' | 'clientAddress' | 'traceId'>) {
     this.requestId = init.requestId;
     this.surface = init.surface;
     this.deps = init.deps;
@@ -95,6 +117,7 @@ export class RequestContext {
     this.headers = init.headers;
     this.rawBody = init.rawBody;
     this.clientAddress = init.clientAddress;
+    this.traceId = init.traceId;
   }
 
   /** The request's transaction once opened, else the database (one statement, one implicit transaction). */
@@ -125,6 +148,8 @@ export class RequestContext {
     this.partner = undefined;
     this.env = undefined;
     this.operator = undefined;
+    this.operationId = undefined;
+    this.admitted = false;
     this.decodedBody = undefined;
     this.authenticated = undefined;
     this.simulated = undefined;

@@ -13,6 +13,8 @@ export type ErrorCode =
   | 'booking_conflict'
   | 'offer_expired'
   | 'payload_too_large'
+  | 'uri_too_long'
+  | 'request_timeout'
   | 'already_exists'
   | 'assignment_conflict'
   | 'vehicle_too_small'

@@ -1,7 +1,42 @@
 import pino from 'pino';
+import { holdsSecret, isSecretName, redactString, REDACTED } from './redact';
 
 export type Logger = pino.Logger;
 
-export function makeLogger(level: string): Logger {
-  return pino({ level, base: { service: 'lanka-transfers' }, timestamp: pino.stdTimeFunctions.isoTime });
+/** A log record's values with secrets redacted (by shape, by configured value, and by field name). */
+function clean(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return redactString(value);
+  if (depth > 8 || value === null || typeof value !== 'object') return value;
+  if (value instanceof Error) {
+    const copy = new Error(redactString(value.message));
+    copy.name = value.name;
+    copy.stack = value.stack && redactString(value.stack);
+    for (const [k, v] of Object.entries(value)) (copy as unknown as Record<string, unknown>)[k] = isSecretName(k) ? REDACTED : clean(v, depth + 1);
+    return copy;
+  }
+  if (Array.isArray(value)) return value.map((v) => clean(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) out[k] = isSecretName(k) && typeof v === 'string' ? REDACTED : clean(v, depth + 1);
+  return out;
+}
+
+/**
+ * The service's logger (pino, JSON lines). No secret reaches a log line, wherever it was put: every record's fields
+ * and its message pass the same redaction as the audit log before they are written.
+ */
+export function makeLogger(level: string, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service: 'lanka-transfers' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      hooks: {
+        logMethod(args, method) {
+          const cleaned = args.map((a) => (typeof a === 'string' ? (holdsSecret(a) ? redactString(a) : a) : clean(a)));
+          return method.apply(this, cleaned as Parameters<typeof method>);
+        },
+      },
+    },
+    destination,
+  );
 }

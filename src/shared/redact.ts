@@ -1,30 +1,65 @@
+import { createHash } from 'node:crypto';
+
 /**
- * What may reach the audit log. Secrets (API keys, operator token, marketplace signature, callback token, webhook
- * signing secrets) never do; an API key keeps its non-secret prefix so an operator can tell which key was used.
+ * What may reach the audit log and the logs. Secrets never do, wherever a client put them: a header, a path
+ * segment, any query parameter, a JSON field, the text of a body we could not parse, a log line. Two nets catch them:
+ *
+ * - shapes: our API keys (`svc_sk_…`, which keep their non-secret prefix so an operator can tell which key was
+ *   used), webhook signing secrets (`whsec_…`), operator tokens (`op_…`) and driver tokens (`drv_…` and 32 or more
+ *   characters: a driver id is `drv_` and 10);
+ * - values: the configured secrets that have no shape of their own (OPERATOR_TOKEN, MARKETPLACE_PRIVATE_KEY,
+ *   MARKETPLACE_CALLBACK_TOKEN), registered at start (registerSecret);
+ *
+ * and, by name, headers, query parameters and JSON fields that carry credentials whatever their value.
  */
-const SECRET_HEADERS = new Set([
-  'authorization',
-  'x-api-key',
-  'privatekey',
-  'x-callback-token',
-  'cookie',
-  'set-cookie',
-  'proxy-authorization',
-]);
-const SECRET_FIELDS = new Set(['key', 'secret', 'token', 'private_key', 'privatekey', 'password', 'operator_token']);
-const SECRET_QUERY = new Set(['token', 'key', 'privatekey', 'api_key']);
-const API_KEY = /(svc_sk_(?:test|live)_[a-z0-9]+_)[A-Za-z0-9]+/g;
-const WEBHOOK_SECRET = /whsec_[A-Za-z0-9+/=]+/g;
-const KEY_PREFIX = /^svc_sk_(?:test|live)_[a-z0-9]+_/;
 export const REDACTED = '[REDACTED]';
 
-/** A quick test that a JSON text holds nothing to redact, so the common case skips the deep copy. */
-const MAY_HOLD_SECRET = /svc_sk_|whsec_|"(?:key|secret|token|private_key|privatekey|password|operator_token)"\s*:/i;
-export const mayHoldSecrets = (jsonText: string): boolean => MAY_HOLD_SECRET.test(jsonText);
+const SHAPES: Array<[RegExp, string]> = [
+  [/(svc_sk_(?:test|live)_[a-z0-9]+_)[A-Za-z0-9]+/g, `$1${REDACTED}`],
+  [/whsec_[A-Za-z0-9+/=]+/g, `whsec_${REDACTED}`],
+  [/(?<![A-Za-z0-9_])op_[A-Za-z0-9]{32,}/g, `op_${REDACTED}`],
+  [/(?<![A-Za-z0-9_])drv_[A-Za-z0-9]{32,}/g, `drv_${REDACTED}`],
+];
+/** A cheap first look: text without any of these holds no secret of a known shape. */
+const SHAPE_HINT = /svc_sk_|whsec_|op_[A-Za-z0-9]{32}|drv_[A-Za-z0-9]{32}/;
 
-function redactString(value: string): string {
-  if (!value.includes('svc_sk_') && !value.includes('whsec_')) return value;
-  return value.replace(API_KEY, `$1${REDACTED}`).replace(WEBHOOK_SECRET, `whsec_${REDACTED}`);
+const SECRET_NAME = /^(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|apikey|x-apikey|privatekey|private-key|private_key|x-callback-token|key|secret|token|password|passwd|pwd|signature|sig|client_secret|credentials?)$|(?:^|[-_])(?:token|secret|password|apikey|api[-_]key|private[-_]?key|access[-_]key)$/i;
+/** Whether a header, query parameter or JSON field of this name carries a credential, whatever its value. */
+export const isSecretName = (name: string): boolean => SECRET_NAME.test(name);
+
+const KEY_PREFIX = /^(?:Bearer\s+|Basic\s+)?svc_sk_(?:test|live)_[a-z0-9]+_/i;
+
+const literals = new Set<string>();
+/** A configured secret without a shape of its own; every occurrence is redacted from then on (8 characters or more). */
+export function registerSecret(value: string | undefined): void {
+  if (value && value.length >= 8) literals.add(value);
+}
+
+function hasLiteral(text: string): boolean {
+  for (const s of literals) if (text.includes(s)) return true;
+  return false;
+}
+
+/** Whether a text holds something to redact (by shape or value; names are the callers' business). */
+export const holdsSecret = (text: string): boolean => SHAPE_HINT.test(text) || hasLiteral(text);
+
+/** A text with every secret of a known shape or value replaced. */
+export function redactString(value: string): string {
+  if (!holdsSecret(value)) return value;
+  let out = value;
+  for (const [shape, replacement] of SHAPES) out = out.replace(shape, replacement);
+  for (const s of literals) if (out.includes(s)) out = out.split(s).join(REDACTED);
+  return out;
+}
+
+/** A quick test that a JSON text holds nothing to redact, so the common case skips the deep copy. */
+const SECRET_FIELD_IN_JSON = /"(?:[^"\\]*[-_])?(?:key|secret|token|password|passwd|pwd|signature|sig|apikey|privatekey|credentials?|authorization|cookie)"\s*:/i;
+export const mayHoldSecrets = (jsonText: string): boolean => SECRET_FIELD_IN_JSON.test(jsonText) || holdsSecret(jsonText);
+
+/** A credential's replacement: an API key keeps its prefix (and scheme), anything else is gone whole. */
+function redactCredential(text: string): string {
+  const prefix = KEY_PREFIX.exec(text);
+  return prefix ? `${prefix[0]}${REDACTED}` : REDACTED;
 }
 
 export function redactHeaders(headers: Record<string, unknown>): Record<string, string> {
@@ -33,23 +68,49 @@ export function redactHeaders(headers: Record<string, unknown>): Record<string, 
     if (value === undefined) continue;
     const text = Array.isArray(value) ? value.join(', ') : String(value);
     const lower = name.toLowerCase();
-    if (!SECRET_HEADERS.has(lower)) {
-      out[lower] = redactString(text);
-      continue;
-    }
-    const keyPrefix = text.match(/svc_sk_(?:test|live)_[a-z0-9]+_/);
-    const scheme = text.match(/^(Bearer|Basic)\s+/i)?.[0] ?? '';
-    out[lower] = keyPrefix ? `${scheme}${keyPrefix[0]}${REDACTED}` : REDACTED;
+    out[lower] = isSecretName(lower) ? redactCredential(text) : redactString(text);
   }
   return out;
 }
 
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}
+
+/** One path segment or query component: redacted as written, then, when its percent-decoded form still shows a secret, that form redacted. */
+function redactComponent(raw: string): string {
+  const direct = redactString(raw);
+  if (!direct.includes('%')) return direct;
+  const decoded = safeDecode(direct);
+  return holdsSecret(decoded) ? encodeURIComponent(redactString(decoded)).replace(/%5B(REDACTED)%5D/g, '[$1]') : direct;
+}
+
+/**
+ * A path and query as the audit log and the logs keep them: secrets in path segments (a key pasted where a booking
+ * reference goes), percent-encoded or not, and in any query parameter's value redacted; parameters named like
+ * credentials (`apikey`, `access_token`, `token`, …) redacted whatever they hold. Everything else stays byte for
+ * byte as received.
+ */
 export function redactUrl(url: string): string {
   const q = url.indexOf('?');
-  if (q < 0) return url;
-  const params = new URLSearchParams(url.slice(q + 1));
-  for (const name of [...params.keys()]) if (SECRET_QUERY.has(name.toLowerCase())) params.set(name, REDACTED);
-  return `${url.slice(0, q)}?${params.toString()}`;
+  let path = redactString(q < 0 ? url : url.slice(0, q));
+  if (path.includes('%')) path = path.split('/').map(redactComponent).join('/');
+  if (q < 0) return path;
+  const query = url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const eq = pair.indexOf('=');
+      if (eq < 0) return redactComponent(pair);
+      const name = pair.slice(0, eq);
+      return isSecretName(safeDecode(name.replace(/\+/g, ' '))) ? `${name}=${encodeURIComponent(REDACTED)}` : `${redactComponent(name)}=${redactComponent(pair.slice(eq + 1))}`;
+    })
+    .join('&');
+  return `${path}?${query}`;
 }
 
 /** A deep copy without secrets. Keys are copied as own properties (a "__proto__" key stays a key). */
@@ -59,21 +120,47 @@ export function redactBody(value: unknown): unknown {
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
-      let copy: unknown;
-      if (SECRET_FIELDS.has(k.toLowerCase()) && typeof v === 'string') {
-        const prefix = v.match(KEY_PREFIX);
-        copy = prefix ? `${prefix[0]}${REDACTED}` : REDACTED;
-      } else copy = redactBody(v);
-      Object.defineProperty(out, k, { value: copy, enumerable: true, writable: true, configurable: true });
+      const copy = isSecretName(k) && typeof v === 'string' ? redactCredential(v) : redactBody(v);
+      Object.defineProperty(out, redactString(k), { value: copy, enumerable: true, writable: true, configurable: true });
     }
     return out;
   }
   return value;
 }
 
-/** Redacts raw bytes that are not JSON (API keys and webhook secrets are ASCII, so latin1 keeps every byte). */
+// `"token": "…"` in JSON text, `token=…` in a form, `Token: …` as a header line, in text we could not parse.
+const NAMED_IN_JSON = /("(?:[^"\\]|\\.)*"\s*:\s*)"((?:[^"\\]|\\.)*)"/g;
+const NAMED_IN_FORM = /(^|[&?;\s])([A-Za-z0-9_.-]+)(\s*=\s*)([^&;\s"]+)/g;
+const NAMED_HEADER_LINE = /^([A-Za-z0-9_-]+)([ \t]*:[ \t]*)([^\r\n]*)/gm;
+
+/** Text that is not JSON we could parse (a broken body, the head of a refused one): shapes, values and named fields. */
+export function redactText(text: string): string {
+  let out = redactString(text);
+  out = out.replace(NAMED_IN_JSON, (all, head: string, _v: string) => (isSecretName(head.slice(1, head.lastIndexOf('"'))) ? `${head}"${REDACTED}"` : all));
+  out = out.replace(NAMED_IN_FORM, (all, lead: string, name: string, sep: string) => (isSecretName(name) ? `${lead}${name}${sep}${REDACTED}` : all));
+  out = out.replace(NAMED_HEADER_LINE, (all, name: string, sep: string) => (isSecretName(name) ? `${name}${sep}${REDACTED}` : all));
+  return out;
+}
+
+/** Redacts raw bytes that are not JSON (secrets are ASCII, so latin1 keeps every other byte as it was). */
 export function redactBytes(raw: Buffer): Buffer {
   const text = raw.toString('latin1');
-  const redacted = redactString(text);
+  const redacted = redactText(text);
   return redacted === text ? raw : Buffer.from(redacted, 'latin1');
+}
+
+/** Paths and query strings longer than this are kept cut, with their length and digest. */
+export const MAX_KEPT_URL = 2048;
+
+/**
+ * A (redacted) URL as the audit log and the logs keep it: whole up to 2 KiB (of UTF-8, as the database stores it),
+ * else its first 2 KiB, its length and its SHA-256 (an index row holds at most about 2.7 KB).
+ */
+export function keptUrl(redactedUrl: string): string {
+  const bytes = Buffer.byteLength(redactedUrl, 'utf8');
+  if (bytes <= MAX_KEPT_URL) return redactedUrl;
+  let head = Buffer.from(redactedUrl, 'utf8').subarray(0, MAX_KEPT_URL).toString('utf8');
+  if (head.endsWith('\ufffd')) head = head.slice(0, -1);
+  const sha = createHash('sha256').update(redactedUrl, 'utf8').digest('hex');
+  return `${head}…[cut: ${bytes} bytes, sha256 ${sha}]`;
 }

@@ -5,6 +5,7 @@ import { makeKnex, migrateLatest } from '../../src/data/knex';
 import { startServer, type RunningServer } from '../../src/server';
 import { ManualClock, type Clock } from '../../src/shared/clock';
 import type { Resolve } from '../../src/domain/webhooks/targets';
+import type { Logger } from '../../src/shared/logger';
 
 export const OPERATOR_TOKEN = 'op_test_operator_token_0123456789';
 
@@ -28,6 +29,8 @@ export function testConfig(overrides: Record<string, string | undefined> = {}): 
     LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     // Sandbox-Simulate: slow holds its answer 10 s in service; tests assert the behaviour, not the wait.
     SANDBOX_SLOW_MS: '200',
+    // The test clock stands still: the anonymous limit would never refill. Its own tests set it.
+    ANON_BURST: '1000000',
     DATABASE_URL: process.env.DATABASE_URL,
     ...overrides,
   });
@@ -64,6 +67,8 @@ export interface TestAppOptions {
   outboxWorker?: boolean;
   /** How webhook hosts resolve (default: DNS). */
   resolveHost?: Resolve;
+  /** A logger of the test's own (e.g. to read the log lines). */
+  logger?: Logger;
 }
 
 /** The service in-process on a random port against a fresh database (or the one given). */
@@ -76,6 +81,7 @@ export async function startTestApp(opts: TestAppOptions = {}): Promise<TestApp> 
     clock,
     outboxWorker: opts.outboxWorker,
     resolveHost: opts.resolveHost,
+    logger: opts.logger,
   });
   return {
     ...running,

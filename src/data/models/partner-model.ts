@@ -9,6 +9,7 @@ export class PartnerModel extends BaseModel {
   paused!: boolean;
   sandboxPaused!: boolean;
   authVersion!: string;
+  rateLimits!: unknown;
   createdAt!: Date;
 }
 

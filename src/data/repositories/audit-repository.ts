@@ -18,12 +18,18 @@ export interface AuditEntry {
   durationMs: number;
   attempt?: number | null;
   error?: string | null;
+  /** The client's address (inbound; as TRUST_PROXY decides it). */
+  client?: string | null;
+  /** The operator who sent it (operator surfaces). */
+  operatorId?: string | null;
+  /** The W3C trace id of the caller's traceparent. */
+  traceId?: string | null;
 }
 
 const COLUMNS =
-  'surface, direction, method, path, status, partner_id, env, request_id, request_headers, request_body, response_headers, response_body, duration_ms, attempt, error';
+  'surface, direction, method, path, status, partner_id, env, request_id, request_headers, request_body, response_headers, response_body, duration_ms, attempt, error, client, operator_id, trace_id';
 const VALUES =
-  '$1::text, $2::text, $3::text, $4::text, $5::int, $6::text, $7::text, $8::text, $9::jsonb, $10::jsonb, $11::jsonb, $12::jsonb, $13::int, $14::int, $15::text';
+  '$1::text, $2::text, $3::text, $4::text, $5::int, $6::text, $7::text, $8::text, $9::jsonb, $10::jsonb, $11::jsonb, $12::jsonb, $13::int, $14::int, $15::text, $16::text, $17::text, $18::text';
 
 const params = (e: AuditEntry): unknown[] => [
   e.surface,
@@ -41,6 +47,9 @@ const params = (e: AuditEntry): unknown[] => [
   e.durationMs,
   e.attempt ?? null,
   e.error === undefined || e.error === null ? null : text(e.error),
+  e.client ?? null,
+  e.operatorId ?? null,
+  e.traceId ?? null,
 ];
 
 /** PostgreSQL text cannot hold NUL; anything else a client sends is kept. */
@@ -130,6 +139,7 @@ export interface AuditQuery {
   path?: string;
   partnerId?: string;
   requestId?: string;
+  operatorId?: string;
   surface?: string;
   direction?: 'inbound' | 'outbound';
   from?: Date;
@@ -156,6 +166,9 @@ export interface AuditView {
   duration_ms: number;
   attempt: number | null;
   error: string | null;
+  client: string | null;
+  operator_id: string | null;
+  trace_id: string | null;
 }
 
 /** Newest first, filtered; every filter is served by an index of the partitioned table. */
@@ -165,6 +178,7 @@ export async function listAudit(db: Sql, q: AuditQuery): Promise<AuditView[]> {
   if (q.path) query.whereLike('path', `${q.path.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
   if (q.partnerId) query.where('partnerId', q.partnerId);
   if (q.requestId) query.where('requestId', q.requestId);
+  if (q.operatorId) query.where('operatorId', q.operatorId);
   if (q.surface) query.where('surface', q.surface);
   if (q.direction) query.where('direction', q.direction);
   if (q.from) query.where('at', '>=', q.from);
@@ -189,6 +203,9 @@ export async function listAudit(db: Sql, q: AuditQuery): Promise<AuditView[]> {
     duration_ms: r.durationMs as number,
     attempt: (r.attempt as number | null) ?? null,
     error: (r.error as string | null) ?? null,
+    client: (r.client as string | null) ?? null,
+    operator_id: (r.operatorId as string | null) ?? null,
+    trace_id: (r.traceId as string | null) ?? null,
   }));
 }
 

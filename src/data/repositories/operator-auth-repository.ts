@@ -37,12 +37,6 @@ export async function recordAuthFailure(db: Sql, client: string, now: Date, rule
   return (await db.query<AuthFailures>(record, [client, now, rules.forgetAfterMs, rules.refuseFrom, rules.refuseForMs]))[0];
 }
 
-const clearOne = sql(`delete from operator_auth_failures where client = $1`);
-
-export async function clearAuthFailures(db: Sql, client: string): Promise<void> {
-  await db.query(clearOne, [client]);
-}
-
 const purge = sql(`
   with gone as (delete from operator_auth_failures where last_failure_at < $1 and (refused_until is null or refused_until < $1) returning 1)
   select count(*)::int as n from gone`);

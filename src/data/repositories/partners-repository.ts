@@ -1,5 +1,6 @@
 import { sql, type Sql } from '../database';
 import type { Write } from '../write';
+import type { RateLimit } from './rate-limits-repository';
 import { ApiKeyModel, PartnerModel, VehicleCodeModel } from '../models/partner-model';
 
 export type Env = 'sandbox' | 'production';
@@ -12,6 +13,8 @@ export interface PartnerRecord {
   paused: boolean;
   sandboxPaused: boolean;
   authVersion: string;
+  /** Stored as `{"sandbox": {"requests_per_second", "burst"}}` (see rate-limits-repository.fromStored). */
+  rateLimits: unknown;
   createdAt: Date;
 }
 
@@ -38,6 +41,8 @@ export interface KeyWithPartner {
   paused: boolean;
   sandboxPaused: boolean;
   vocabulary: Record<string, string>;
+  /** The partner's rate limits as stored (see rate-limits-repository.fromStored). */
+  rateLimits: unknown;
   /** Bumped by the database whenever anything above (but the key's own fields) changes. */
   authVersion: string;
 }
@@ -47,7 +52,7 @@ const plain = <T>(m: object): T => ({ ...m }) as T;
 // One indexed lookup per request: the key, its partner, and the vocabulary quoting needs.
 const keyWithPartner = sql(`
   select k.key_id as "keyId", k.env, k.secret_hash as "secretHash", k.revoked_at as "revokedAt", k.last_used_at as "lastUsedAt",
-         p.partner_id as "partnerId", p.name, p.currency, p.paused, p.sandbox_paused as "sandboxPaused", p.auth_version::text as "authVersion",
+         p.partner_id as "partnerId", p.name, p.currency, p.paused, p.sandbox_paused as "sandboxPaused", p.auth_version::text as "authVersion", p.rate_limits as "rateLimits",
          coalesce((select json_object_agg(v.code, v.vehicle) from partner_vehicle_codes v where v.partner_id = p.partner_id), '{}'::json) as vocabulary
   from api_keys k join partners p on p.partner_id = k.partner_id
   where k.key_id = $1`);
@@ -60,11 +65,15 @@ export async function findKeyWithPartner(db: Sql, keyId: string): Promise<KeyWit
  * What a request that authenticated with this key asserts in its final statement: the key still unrevoked, its
  * partner's auth_version unchanged. If not, the statement fails as a whole (SQLSTATE LT001): nothing is written.
  */
-export const keyStillValid = (keyId: string, authVersion: string): Write => ({
-  ctes: [],
-  params: [keyId, authVersion],
-  asserts: ['assert_key_fresh($1::text, $2::bigint)'],
-});
+export const keyStillValid = (keyId: string, authVersion: string, bucket?: { scope: string; limit: RateLimit; now: Date }): Write =>
+  bucket
+    ? {
+        ctes: [],
+        params: [keyId, authVersion, bucket.scope, bucket.limit.requestsPerSecond, bucket.limit.burst, bucket.now],
+        // In this order (CASE evaluates in order): a stale limit is found stale before its bucket is taken from.
+        asserts: ['case when assert_key_fresh($1::text, $2::bigint) then take_rate_token($3::text, $4::float8, $5::float8, $6::timestamptz) end'],
+      }
+    : { ctes: [], params: [keyId, authVersion], asserts: ['assert_key_fresh($1::text, $2::bigint)'] };
 
 /** The statement failed because the credentials it asserted changed meanwhile (see keyStillValid). */
 export const isStaleCredentials = (e: unknown): boolean => (e as { code?: string })?.code === 'LT001';

@@ -25,6 +25,8 @@ export interface Scope {
 
 export interface BookingCtx {
   now: Date;
+  /** The partner's quoting is paused (by an operator, or in sandbox by its own test helper): nothing is booked either. */
+  paused: boolean;
   requestId: string;
   emergencyPhone: string;
 }
@@ -41,7 +43,8 @@ const consumed = (offerId: string) =>
   new AppError('booking_conflict', 409, `Offer ${offerId} is already booked.`, { reason: 'offer_consumed', offer_id: offerId });
 
 /**
- * The booking rules, in order of precedence: a partner_reference already used → that booking; unknown offer or
+ * The booking rules, in order of precedence: a partner_reference already used → that booking; the partner paused
+ * → 409 (an offer quoted before the pause is not booked after it); unknown offer or
  * quote, or an offer of another quote → 404; an arrival without flight_number → 400; an expired offer → 410; an
  * offer already booked → 409; a party larger than the vehicle → 409; otherwise a confirmed booking at exactly the
  * stored offer price. The database has the last word on "already booked" (unique offer_id), so the rule holds
@@ -49,6 +52,15 @@ const consumed = (offerId: string) =>
  */
 export function decideBooking(facts: Omit<BookingFacts, 'stored'>, scope: Scope, input: BookingInput, ctx: BookingCtx): BookingDecision {
   if (facts.byReference) return { kind: 'existing', booking: facts.byReference };
+  if (ctx.paused) {
+    return {
+      kind: 'refused',
+      error: new AppError('booking_conflict', 409, 'Booking is paused on this account, as quoting is; contact the service operator.', {
+        reason: 'partner_paused',
+        offer_id: input.offer_id,
+      }),
+    };
+  }
   const offer = facts.offer;
   if (!offer || offer.quoteId !== input.quote_id) {
     return {

@@ -1,12 +1,19 @@
 import ipaddr from 'ipaddr.js';
 import type { Sql } from '../../data/database';
-import { clearAuthFailures, findAuthFailures, recordAuthFailure } from '../../data/repositories/operator-auth-repository';
+import { findAuthFailures, recordAuthFailure } from '../../data/repositories/operator-auth-repository';
+import { findOperatorByTokenHash } from '../../data/repositories/operators-repository';
 import { sameSecret } from '../../shared/secrets';
+import { BOOTSTRAP_OPERATOR, hashOperatorToken, type OperatorRole } from './operators';
 
 /**
  * Wrong operator tokens are slowed down per client, then refused. The counts live in the database, so they hold
- * across instances and restarts. A client is an address; an IPv6 address counts by its /64 (one host usually holds
- * the whole /64, so counting single addresses would not slow it down at all).
+ * across instances and restarts. A client is an address (as TRUST_PROXY decides it); an IPv6 address counts by its
+ * /64 (one host usually holds the whole /64, so counting single addresses would not slow it down at all).
+ *
+ * A valid token is never slowed or refused, and does not reset the count: the count only decides how wrong tokens
+ * are answered, so an attacker who shares an address with operators (a proxy, a NAT) can neither lock them out nor
+ * use their traffic to reset its own count. Guessing stays out of reach anyway: a token has 238 bits (OPERATOR_TOKEN
+ * at least 32 characters in production).
  */
 export const OPERATOR_AUTH_RULES = {
   /** From this many wrong tokens in a row, each 401 waits before it is sent … */
@@ -14,16 +21,22 @@ export const OPERATOR_AUTH_RULES = {
   /** … this long at first, doubling with each further wrong token, up to maxDelayMs. */
   firstDelayMs: 500,
   maxDelayMs: 4_000,
-  /** From this many, the client is refused outright (whatever token it sends) for refuseForMs. */
+  /** From this many, the client's wrong tokens are refused outright (with Retry-After) for refuseForMs. */
   refuseFrom: 10,
   refuseForMs: 15 * 60_000,
   /** A count with no new failure for this long starts again. */
   forgetAfterMs: 15 * 60_000,
 };
 
+export interface Operator {
+  operatorId: string;
+  name: string;
+  role: OperatorRole;
+}
+
 export type OperatorAuth =
-  | { ok: true }
-  /** `delayMs`: how long to hold the 401; `retryAfterSeconds`: set while the client is refused outright. */
+  | { ok: true; operator: Operator }
+  /** `delayMs`: how long to hold the 401; `retryAfterSeconds`: set while the client is refused. */
   | { ok: false; delayMs: number; retryAfterSeconds?: number };
 
 /** The client a request counts against: its address (IPv4-mapped IPv6 as IPv4), or its IPv6 /64. */
@@ -39,21 +52,27 @@ const delayFor = (failures: number) =>
 
 const secondsUntil = (t: Date, now: Date) => Math.max(1, Math.ceil((t.getTime() - now.getTime()) / 1000));
 
+/** The operator a bearer token belongs to: OPERATOR_TOKEN's bootstrap admin, or a named, unrevoked operator. */
+async function operatorOf(db: Sql, presented: string, bootstrapToken: string): Promise<Operator | undefined> {
+  if (sameSecret(presented, bootstrapToken)) return BOOTSTRAP_OPERATOR;
+  if (!presented.startsWith('op_')) return undefined;
+  const row = await findOperatorByTokenHash(db, hashOperatorToken(presented));
+  return row ? { operatorId: row.operatorId, name: row.name, role: row.role } : undefined;
+}
+
 /**
- * Checks an `Authorization` header against the operator token for `client`. A refused client gets no check at all
- * (so a guess cannot succeed while it is refused). A request without the header guessed nothing and is not counted;
- * a right token forgets the client's failures.
+ * Checks an `Authorization` header for `client`. A valid token is accepted whatever the client's count. A request
+ * without the header guessed nothing and is not counted; a wrong token is counted, then slowed, then refused with
+ * Retry-After while the client is refused.
  */
 export async function checkOperatorToken(db: Sql, input: { client: string; authorization: string | undefined; token: string; now: Date }): Promise<OperatorAuth> {
   const { client, authorization, token, now } = input;
+  const m = authorization === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+  const operator = m ? await operatorOf(db, m[1], token) : undefined;
+  if (operator) return { ok: true, operator };
   const known = await findAuthFailures(db, client);
   if (known?.refusedUntil && known.refusedUntil > now) return { ok: false, delayMs: 0, retryAfterSeconds: secondsUntil(known.refusedUntil, now) };
   if (authorization === undefined) return { ok: false, delayMs: 0 };
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  if (m && sameSecret(m[1], token)) {
-    if (known) await clearAuthFailures(db, client);
-    return { ok: true };
-  }
   const after = await recordAuthFailure(db, client, now, OPERATOR_AUTH_RULES);
   if (after.refusedUntil && after.refusedUntil > now) return { ok: false, delayMs: 0, retryAfterSeconds: secondsUntil(after.refusedUntil, now) };
   return { ok: false, delayMs: delayFor(after.failures) };

@@ -5,6 +5,7 @@ import * as partners from '../../data/repositories/partners-repository';
 import { keyId as newKeyId, keySecret } from '../../shared/ids';
 import { notFound } from '../../shared/errors';
 import { requirePartner } from './partners';
+import { fromStored, type RateLimit } from '../../data/repositories/rate-limits-repository';
 import type { KeyCache } from './key-cache';
 
 export type Env = partners.Env;
@@ -88,6 +89,8 @@ export interface Authenticated {
   keyId: string;
   env: Env;
   vocabulary: ReadonlyMap<string, string>;
+  /** The partner's rate limit in the key's environment, when an operator set one. */
+  rateLimit?: RateLimit;
   /** The partner's auth_version as read; the request asserts it at commit (partners.keyStillValid). */
   authVersion: string;
   /** The key's last-used time, when it is due to be written (with the request's audit row). */
@@ -131,6 +134,7 @@ export async function authenticateKey(
     keyId: row.keyId,
     env: row.env,
     vocabulary: new Map(Object.entries(row.vocabulary ?? {})),
+    rateLimit: fromStored(row.rateLimits)[row.env],
     authVersion: row.authVersion,
     touch: stale ? partners.touchKeyWrite(row.keyId, now) : undefined,
   };

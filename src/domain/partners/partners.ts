@@ -1,5 +1,6 @@
 import type { Sql } from '../../data/database';
 import * as partners from '../../data/repositories/partners-repository';
+import { fromStored, setPartnerRateLimit, type RateLimit } from '../../data/repositories/rate-limits-repository';
 import { partnerId as newPartnerId } from '../../shared/ids';
 import { notFound } from '../../shared/errors';
 
@@ -10,16 +11,23 @@ export interface PartnerView {
   name: string;
   currency: Currency;
   paused: boolean;
+  rate_limits: Record<partners.Env, { requests_per_second: number; burst: number } | null>;
   created_at: string;
 }
 
-const toView = (p: partners.PartnerRecord): PartnerView => ({
-  partner_id: p.partnerId,
-  name: p.name,
-  currency: p.currency,
-  paused: p.paused,
-  created_at: p.createdAt.toISOString(),
-});
+const limitView = (l: RateLimit | undefined) => (l ? { requests_per_second: l.requestsPerSecond, burst: l.burst } : null);
+
+const toView = (p: partners.PartnerRecord): PartnerView => {
+  const limits = fromStored(p.rateLimits);
+  return {
+    partner_id: p.partnerId,
+    name: p.name,
+    currency: p.currency,
+    paused: p.paused,
+    rate_limits: { sandbox: limitView(limits.sandbox), production: limitView(limits.production) },
+    created_at: p.createdAt.toISOString(),
+  };
+};
 
 const noPartner = (partnerId: string) => notFound(`No partner ${partnerId}.`, { partner_id: partnerId });
 
@@ -81,4 +89,16 @@ export async function deleteVehicleCode(tx: Sql, partnerId: string, code: string
 export async function listVehicleCodes(db: Sql, partnerId: string): Promise<VehicleCodeView[]> {
   await requirePartner(db, partnerId);
   return (await partners.listVehicleCodes(db, partnerId)).map(codeView);
+}
+
+/**
+ * Sets or removes (requestsPerSecond null) the partner's rate limit in one environment. The burst defaults to twice
+ * the rate (at least 1). The partner's auth_version moves with it, so every instance applies it on the next request.
+ */
+export async function setRateLimit(tx: Sql, partnerId: string, input: { env: partners.Env; requests_per_second: number | null; burst?: number | null }): Promise<PartnerView> {
+  await requirePartner(tx, partnerId);
+  const rate = input.requests_per_second;
+  const limit = rate === null ? null : { requestsPerSecond: rate, burst: input.burst ?? Math.max(1, Math.ceil(rate * 2)) };
+  await setPartnerRateLimit(tx, partnerId, input.env, limit);
+  return toView(await requirePartner(tx, partnerId));
 }

@@ -20,8 +20,11 @@ const ASSET_FILES: Record<string, string> = {
   'favicon-32x32.png': 'swagger-ui-dist/favicon-32x32.png',
 };
 
-/** The guide's documents (docs/*.md), by the path they are served at below /guide. */
-const GUIDE_TOPICS: Record<string, string> = { '': 'docs/partner-guide.md', webhooks: 'docs/webhooks.md' };
+/** The guide's documents (docs/*.md), by the path they are served at below /guide (a Map: a topic is client input). */
+const GUIDE_TOPICS = new Map<string, string>([
+  ['', 'docs/partner-guide.md'],
+  ['webhooks', 'docs/webhooks.md'],
+]);
 
 export function consoleOperations(deps: Deps) {
   const root = `${basePath(deps.config.publicBaseUrl)}/transfers/v1`;
@@ -36,7 +39,7 @@ export function consoleOperations(deps: Deps) {
   };
 
   const guide = (topic: string, ctx: RequestContext) => {
-    const file = GUIDE_TOPICS[topic];
+    const file = GUIDE_TOPICS.get(topic);
     if (!file) throw notFound(`No guide chapter ${topic}.`, { topic });
     let a = guides.get(topic);
     if (!a) guides.set(topic, (a = asset(Buffer.from(renderGuide(path.join(ROOT_DIR, file), root)), 'text/html; charset=utf-8')));

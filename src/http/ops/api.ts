@@ -1,6 +1,9 @@
+import type { Operation as ContractOperation } from 'openapi-backend';
 import { AppError } from '../../shared/errors';
 import { authClient, checkOperatorToken } from '../../domain/operators/operator-auth';
-import { createSurface, type Operation } from '../surface';
+import { BOOTSTRAP_OPERATOR, mayAct, type OperatorRole } from '../../domain/operators/operators';
+import { operatorStillValid } from '../../data/repositories/operators-repository';
+import { createSurface, type Operation, type SurfaceOptions } from '../surface';
 import type { Deps } from '../../deps';
 import type { HandlerResult, RequestContext } from '../types';
 import { operations } from './operations';
@@ -9,36 +12,61 @@ export function opsError(_ctx: RequestContext | undefined, err: AppError): Handl
   return { status: err.status, body: { error: { code: err.code, message: err.message, details: err.details } }, headers: err.headers };
 }
 
-export function createOpsSurface(deps: Deps, operatorToken: string) {
+const ROLES: readonly OperatorRole[] = ['viewer', 'dispatcher', 'admin'];
+
+/**
+ * What every operator surface (the operator API, /metrics) checks: the bearer token of a named operator or
+ * OPERATOR_TOKEN, wrong tokens counted per client in the database (once per request: one scheme, or the route-miss
+ * check), then the role each operation names in the contract (`x-required-role`; none named: admin).
+ */
+export function operatorAccess(
+  deps: Deps,
+  bootstrapToken: string,
+): Pick<SurfaceOptions, 'authenticate' | 'unauthorized' | 'admit' | 'owedAtCommit' | 'errorResult'> {
   // Set for a request whose client is refused outright: its 401 says when to come back.
   const retryAfter = new WeakMap<RequestContext, number>();
+  return {
+    // A slowed answer is the same 401, only later; a refused client's also says Retry-After.
+    async authenticate(ctx) {
+      const verdict = await checkOperatorToken(deps.db, {
+        client: authClient(ctx.clientAddress),
+        authorization: ctx.headers['authorization'] as string | undefined,
+        token: bootstrapToken,
+        now: deps.clock.now(),
+      });
+      if (verdict.ok) {
+        ctx.operator = verdict.operator;
+        return true;
+      }
+      if (verdict.retryAfterSeconds) retryAfter.set(ctx, verdict.retryAfterSeconds);
+      if (verdict.delayMs) await new Promise((resolve) => setTimeout(resolve, verdict.delayMs));
+      return false;
+    },
+    unauthorized: (ctx) => {
+      const seconds = retryAfter.get(ctx);
+      return new AppError('unauthorized', 401, 'Send Authorization: Bearer <operator token>.', {}, seconds ? { 'Retry-After': String(seconds) } : {});
+    },
+    admit: (ctx, op: ContractOperation) => {
+      const declared = (op as { 'x-required-role'?: OperatorRole })['x-required-role'];
+      const required = declared && ROLES.includes(declared) ? declared : 'admin';
+      const who = ctx.operator!;
+      if (mayAct(who.role, required)) return undefined;
+      return new AppError('forbidden', 403, `This needs the ${required} role; operator ${who.operatorId} is a ${who.role}.`, { required_role: required, role: who.role });
+    },
+    // A named operator's request commits only while the operator is unrevoked.
+    owedAtCommit: (ctx) => (ctx.operator && ctx.operator.operatorId !== BOOTSTRAP_OPERATOR.operatorId ? operatorStillValid(ctx.operator.operatorId) : undefined),
+    errorResult: opsError,
+  };
+}
+
+export function createOpsSurface(deps: Deps, operatorToken: string) {
   return createSurface(
     {
       name: 'ops',
       contract: 'ops-v1.yaml',
       apiRoot: '/ops/v1',
       operations: operations as unknown as Record<string, Operation>,
-      // The check counts wrong tokens per client in the database (it runs once per request: one scheme, or the
-      // route-miss check). A slowed answer is the same 401, only later; a refused client's also says Retry-After.
-      async authenticate(ctx) {
-        const verdict = await checkOperatorToken(deps.db, {
-          client: authClient(ctx.clientAddress),
-          authorization: ctx.headers['authorization'] as string | undefined,
-          token: operatorToken,
-          now: deps.clock.now(),
-        });
-        ctx.operator = verdict.ok;
-        if (!verdict.ok) {
-          if (verdict.retryAfterSeconds) retryAfter.set(ctx, verdict.retryAfterSeconds);
-          if (verdict.delayMs) await new Promise((resolve) => setTimeout(resolve, verdict.delayMs));
-        }
-        return verdict.ok;
-      },
-      unauthorized: (ctx) => {
-        const seconds = retryAfter.get(ctx);
-        return new AppError('unauthorized', 401, 'Send Authorization: Bearer <OPERATOR_TOKEN>.', {}, seconds ? { 'Retry-After': String(seconds) } : {});
-      },
-      errorResult: opsError,
+      ...operatorAccess(deps, operatorToken),
     },
     deps,
   );

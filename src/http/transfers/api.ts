@@ -6,6 +6,11 @@ import type { Deps } from '../../deps';
 import { transfersError } from './envelope';
 import { operations } from './operations';
 import { simulateFault } from './simulate';
+import { rateLimited } from '../rate-limits';
+import type { RequestContext } from '../types';
+
+/** The partner's bucket in its environment. */
+const bucketOf = (ctx: RequestContext) => `partner:${ctx.partner!.partnerId}:${ctx.env}`;
 
 export { transfersError };
 
@@ -30,7 +35,16 @@ export function createTransfersSurface(deps: Deps) {
           const who = await authenticateKey(ctx.sql, presentedKey(ctx.headers), deps.clock.now(), deps.keys, ctx.freshCredentials);
           if (!who) return false;
           if (who.env === 'production' && ctx.headers[CONSOLE_HEADER] !== undefined) return false;
-          ctx.partner = { partnerId: who.partnerId, name: who.name, currency: who.currency, paused: who.paused, keyId: who.keyId, vocabulary: who.vocabulary, authVersion: who.authVersion };
+          ctx.partner = {
+            partnerId: who.partnerId,
+            name: who.name,
+            currency: who.currency,
+            paused: who.paused,
+            keyId: who.keyId,
+            vocabulary: who.vocabulary,
+            rateLimit: who.rateLimit,
+            authVersion: who.authVersion,
+          };
           ctx.env = who.env;
           if (who.touch) ctx.owed.push(who.touch);
           return true;
@@ -40,8 +54,24 @@ export function createTransfersSurface(deps: Deps) {
       errorResult: transfersError,
       commonHeaders: (ctx) => ({ 'X-Service-Env': ctx?.env ?? 'none', ...(ctx?.simulated ? { 'Sandbox-Simulated': ctx.simulated } : {}) }),
       intercept: (ctx) => simulateFault(ctx),
-      // Whatever the request did, it commits only if its key is still unrevoked and its partner as it knew it.
-      owedAtCommit: (ctx) => (ctx.partner ? keyStillValid(ctx.partner.keyId, ctx.partner.authVersion) : undefined),
+      // A partner over its limit, as this instance last heard from the database: refused without a round trip.
+      admit: (ctx) => {
+        const limit = ctx.partner?.rateLimit;
+        if (!limit) return undefined;
+        const wait = deps.limits.emptyPartners.emptyFor(bucketOf(ctx), deps.clock.now().getTime());
+        return wait > 0 ? rateLimited('partner', limit, wait) : undefined;
+      },
+      // Whatever the request did, it commits only if its key is still unrevoked and its partner as it knew it, and
+      // (when the partner has a limit) if its bucket had a token: one statement, on whichever instance.
+      owedAtCommit: (ctx) => {
+        const p = ctx.partner;
+        if (!p) return undefined;
+        return keyStillValid(p.keyId, p.authVersion, p.rateLimit && { scope: bucketOf(ctx), limit: p.rateLimit, now: deps.clock.now() });
+      },
+      rateLimitedAtCommit: (ctx, seconds) => {
+        deps.limits.emptyPartners.remember(bucketOf(ctx), deps.clock.now().getTime() + seconds * 1000);
+        return rateLimited('partner', ctx.partner!.rateLimit!, seconds);
+      },
       decorate: (ctx, body) => (body && typeof body === 'object' && !Array.isArray(body) ? { env: ctx.env ?? null, ...body } : body),
     },
     deps,

@@ -95,7 +95,7 @@ const completion = (a: Answer, now: Date): keys.Completion => ({
 export async function createBookingIdempotently(ctx: PartnerContext, input: BookingInput, key: string | undefined): Promise<HandlerResult> {
   const now = ctx.deps.clock.now();
   const scope = { partnerId: ctx.partner.partnerId, env: ctx.env };
-  const bctx: BookingCtx = { now, requestId: ctx.requestId, emergencyPhone: ctx.deps.config.emergencyPhone };
+  const bctx: BookingCtx = { now, paused: ctx.partner.paused, requestId: ctx.requestId, emergencyPhone: ctx.deps.config.emergencyPhone };
   const keyScope = key ? { ...scope, operation: OPERATION, key } : undefined;
   // Same body = same JSON value: key order and whitespace do not matter.
   const print = key ? jsonFingerprint(input) : '';

@@ -23,7 +23,7 @@ describe('Operator API', () => {
 
   it('when a partner is created, then it is listed with its currency (USD by default) and can be paused and resumed', async () => {
     const eur = await ops.partner('Euro Tours', 'EUR');
-    expect(eur).toEqual({ partner_id: expect.stringMatching(/^ptn_[a-z0-9]{16}$/), name: 'Euro Tours', currency: 'EUR', paused: false, created_at: expect.any(String) });
+    expect(eur).toEqual({ partner_id: expect.stringMatching(/^ptn_[a-z0-9]{16}$/), name: 'Euro Tours', currency: 'EUR', paused: false, rate_limits: { sandbox: null, production: null }, created_at: expect.any(String) });
     const usd = await ops.partner('Dollar Trips');
     expect(usd.currency).toBe('USD');
     const list = await ops.call('GET', '/partners');

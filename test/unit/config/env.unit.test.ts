@@ -17,7 +17,7 @@ describe('Configuration is read once and fails fast', () => {
   });
 
   it('when PORT and PUBLIC_BASE_URL are set, then MARKETPLACE_IN_URL follows them; production does not check responses (the tests do)', () => {
-    const c = loadConfig({ PORT: '8080', PUBLIC_BASE_URL: 'https://api.example.lk/', NODE_ENV: 'production' });
+    const c = loadConfig({ PORT: '8080', PUBLIC_BASE_URL: 'https://api.example.lk/', NODE_ENV: 'production', OPERATOR_TOKEN: 'op_production_bootstrap_token_0123456789' });
     expect(c.publicBaseUrl).toBe('https://api.example.lk');
     expect(c.marketplace.inUrl).toBe('https://api.example.lk/marketplace');
     expect(c.responseValidation).toBe('off');

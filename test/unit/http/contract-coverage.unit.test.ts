@@ -15,6 +15,7 @@ describe('Every contract operation has exactly one handler', () => {
     ['marketplace-inbound.yaml', marketplaceOperations],
     ['console.yaml', consoleOperations({ config: testConfig() } as never)],
     ['ops-console.yaml', opsConsoleOperations('')],
+    ['metrics.yaml', { getMetrics: undefined }],
   ])('when %s is loaded, then its operationIds equal the registered handlers', async (file, handlers) => {
     const api = new OpenAPIBackend({
       definition: loadContract(file),

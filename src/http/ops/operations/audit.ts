@@ -8,6 +8,7 @@ export const listAudit: OpsHandler<'listAudit'> = async (call, ctx) => {
     path: q.path,
     partnerId: q.partner_id,
     requestId: q.request_id,
+    operatorId: q.operator_id,
     surface: q.surface,
     direction: q.direction,
     from: q.from ? new Date(q.from) : undefined,

@@ -1,5 +1,6 @@
 import { getOpsPing } from './ping';
-import { createPartner, getPartner, listPartners, pausePartner, resumePartner } from './partners';
+import { createPartner, getPartner, listPartners, pausePartner, putPartnerRateLimit, resumePartner } from './partners';
+import { createOperator, getMe, listOperators, revokeOperator } from './operators';
 import { createKey, listKeys, revokeKey } from './keys';
 import { deleteVehicleCode, listVehicleCodes, putVehicleCode } from './vehicle-codes';
 import { listAudit } from './audit';
@@ -15,6 +16,11 @@ export const operations = {
   getPartner,
   pausePartner,
   resumePartner,
+  putPartnerRateLimit,
+  createOperator,
+  listOperators,
+  revokeOperator,
+  getMe,
   createKey,
   listKeys,
   revokeKey,

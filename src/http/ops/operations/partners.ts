@@ -1,4 +1,4 @@
-import { createPartner as create, getPartner as get, listPartners as list, setPaused } from '../../../domain/partners/partners';
+import { createPartner as create, getPartner as get, listPartners as list, setPaused, setRateLimit } from '../../../domain/partners/partners';
 import type { OpsHandler } from './types';
 
 export const createPartner: OpsHandler<'createPartner'> = async (call, ctx) => ({ status: 201, body: await create(await ctx.tx(), call.body) });
@@ -10,3 +10,8 @@ export const getPartner: OpsHandler<'getPartner'> = async (call, ctx) => ({ stat
 export const pausePartner: OpsHandler<'pausePartner'> = async (call, ctx) => ({ status: 200, body: await setPaused(await ctx.tx(), call.params.partner_id, true) });
 
 export const resumePartner: OpsHandler<'resumePartner'> = async (call, ctx) => ({ status: 200, body: await setPaused(await ctx.tx(), call.params.partner_id, false) });
+
+export const putPartnerRateLimit: OpsHandler<'putPartnerRateLimit'> = async (call, ctx) => ({
+  status: 200,
+  body: await setRateLimit(await ctx.tx(), call.params.partner_id, call.body),
+});

@@ -1,0 +1,49 @@
+import { sql, type Sql } from '../database';
+
+const migrationsRun = sql(`select name from knex_migrations`);
+
+/** Whether the database answers and has run every migration in `known` (names without their extension). */
+export async function databaseReady(db: Sql, known: readonly string[]): Promise<boolean> {
+  try {
+    const rows = await db.query<{ name: string }>(migrationsRun);
+    const run = new Set(rows.map((r) => r.name.replace(/\.(ts|js)$/, '')));
+    return known.every((m) => run.has(m));
+  } catch {
+    return false;
+  }
+}
+
+export interface OperationalFigures {
+  outbox: Array<{ channel: string; pending: number; oldestSeconds: number }>;
+  webhookEndpointsDisabled: number;
+  marketplaceConfirmationOldestSeconds: number;
+}
+
+// One round trip for every gauge a scrape reports. The outbox's channels: webhooks, and the marketplace (the rest).
+const figures = sql(`
+  with pending as (
+    select case when kind = 'webhook' then 'webhooks' else 'marketplace' end as channel, kind, created_at
+    from outbox where status = 'pending'
+  )
+  select
+    coalesce((select json_agg(json_build_object('channel', channel, 'pending', n, 'oldest', oldest))
+              from (select channel, count(*)::int as n, extract(epoch from ($1::timestamptz - min(created_at)))::float8 as oldest
+                    from pending group by channel) c), '[]'::json) as outbox,
+    (select count(*)::int from webhook_endpoints where status = 'disabled') as disabled,
+    coalesce((select extract(epoch from ($1::timestamptz - min(created_at)))::float8 from pending
+              where kind in ('confirm_order', 'decline_order')), 0) as confirmation`);
+
+/** What the metrics' gauges show: the outbox by channel, disabled webhook endpoints, the oldest owed marketplace answer. */
+export async function operationalFigures(db: Sql, now: Date): Promise<OperationalFigures> {
+  const [r] = await db.query<{ outbox: Array<{ channel: string; pending: number; oldest: number }>; disabled: number; confirmation: number }>(figures, [now]);
+  const byChannel = new Map((r.outbox ?? []).map((c) => [c.channel, c]));
+  return {
+    outbox: ['marketplace', 'webhooks'].map((channel) => ({
+      channel,
+      pending: byChannel.get(channel)?.pending ?? 0,
+      oldestSeconds: Math.max(0, byChannel.get(channel)?.oldest ?? 0),
+    })),
+    webhookEndpointsDisabled: r.disabled,
+    marketplaceConfirmationOldestSeconds: Math.max(0, Number(r.confirmation) || 0),
+  };
+}

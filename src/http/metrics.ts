@@ -1,0 +1,84 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** What a scrape reads from the database, once per scrape (see data/repositories/health-repository.ts). */
+export interface OperationalSample {
+  outbox: Array<{ channel: string; pending: number; oldestSeconds: number }>;
+  webhookEndpointsDisabled: number;
+  marketplaceConfirmationOldestSeconds: number;
+  ready: boolean;
+  pool: { used: number; free: number; pending: number };
+}
+
+/**
+ * The service's Prometheus metrics (prom-client), one registry per running instance (tests run several in one
+ * process). Request counters are updated by the pipeline as requests finish; gauges about the database are read
+ * at scrape time, in one round trip, by the `sample` function the composition root hands in.
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly requests = new Counter({
+    name: 'http_requests_total',
+    help: 'Requests answered, by surface, contract operation (or route miss) and status.',
+    labelNames: ['surface', 'operation', 'status'] as const,
+    registers: [this.registry],
+  });
+  private readonly duration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from the request arriving to its answer being sent (audit row committed), by surface and operation.',
+    labelNames: ['surface', 'operation'] as const,
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
+  readonly auditWriteFailures = new Counter({
+    name: 'audit_write_failures_total',
+    help: 'Requests whose audit row (or the write committed with it) could not be written; the change was rolled back.',
+    registers: [this.registry],
+  });
+  readonly rateLimited = new Counter({
+    name: 'rate_limited_total',
+    help: 'Requests answered 429, by scope: anonymous (per client address) or partner (a partner limit).',
+    labelNames: ['scope'] as const,
+    registers: [this.registry],
+  });
+  private readonly outboxPending = new Gauge({ name: 'outbox_pending', help: 'Messages waiting to be delivered, by channel.', labelNames: ['channel'] as const, registers: [this.registry] });
+  private readonly outboxOldest = new Gauge({
+    name: 'outbox_oldest_pending_seconds',
+    help: 'Age of the oldest message waiting to be delivered, by channel (0 when none).',
+    labelNames: ['channel'] as const,
+    registers: [this.registry],
+  });
+  private readonly endpointsDisabled = new Gauge({ name: 'webhook_endpoints_disabled', help: 'Partner webhook endpoints disabled (by failures or an operator).', registers: [this.registry] });
+  private readonly confirmationOldest = new Gauge({
+    name: 'marketplace_confirmation_oldest_pending_seconds',
+    help: 'Age of the oldest marketplace order accepted but not yet confirmed to the marketplace (the deadline is 60 minutes).',
+    registers: [this.registry],
+  });
+  private readonly ready = new Gauge({ name: 'service_ready', help: '1 when the database answers and its migrations are current, else 0.', registers: [this.registry] });
+  private readonly pool = new Gauge({ name: 'db_pool_connections', help: 'Database pool connections, by state (used, free, pending acquires).', labelNames: ['state'] as const, registers: [this.registry] });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry });
+  }
+
+  observeRequest(surface: string, operation: string | undefined, status: number, seconds: number): void {
+    const op = operation ?? 'none';
+    this.requests.inc({ surface, operation: op, status: String(status) });
+    this.duration.observe({ surface, operation: op }, seconds);
+  }
+
+  /** The text of one scrape, with the database's figures as `sample` reads them now. */
+  async scrape(sample: () => Promise<OperationalSample>): Promise<string> {
+    const s = await sample();
+    this.outboxPending.reset();
+    this.outboxOldest.reset();
+    for (const c of s.outbox) {
+      this.outboxPending.set({ channel: c.channel }, c.pending);
+      this.outboxOldest.set({ channel: c.channel }, c.oldestSeconds);
+    }
+    this.endpointsDisabled.set(s.webhookEndpointsDisabled);
+    this.confirmationOldest.set(s.marketplaceConfirmationOldestSeconds);
+    this.ready.set(s.ready ? 1 : 0);
+    for (const [state, n] of Object.entries(s.pool)) this.pool.set({ state }, n);
+    return this.registry.metrics();
+  }
+}
