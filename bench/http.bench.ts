@@ -42,7 +42,7 @@ import { capture, exerciseEveryPath, sequentialScans } from './plan-check';
 
 export const RESULTS_DIR = path.join(REPO_ROOT, 'bench', 'results');
 const OPERATOR_TOKEN = `op_bench_${randomBytes(16).toString('hex')}`;
-const MP_KEY = 'bench-marketplace-private-key';
+const MP_KEY = 'bench-marketplace-private-key-0123456789';
 const MP_IN_URL = 'http://bench.invalid/marketplace';
 
 export interface BenchOptions {
@@ -381,7 +381,7 @@ async function grow(
   // Every statement of every path, explained on the grown tables.
   const mp = await startMarketplaceSim({ userId: '1001', privateKey: MP_KEY, port: 0 });
   const inProcess = await startServer({
-    config: loadConfig({ ...store.env, NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', OPERATOR_TOKEN, DATA_DIR: 'memory://', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', MARKETPLACE_URL: mp.url, MARKETPLACE_USER_ID: '1001', MARKETPLACE_PRIVATE_KEY: MP_KEY, MARKETPLACE_CALLBACK_TOKEN: 'bench-callback-token', MARKETPLACE_IN_URL: MP_IN_URL }),
+    config: loadConfig({ ...store.env, NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', OPERATOR_TOKEN, DATA_DIR: 'memory://', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', MARKETPLACE_URL: mp.url, MARKETPLACE_USER_ID: '1001', MARKETPLACE_PRIVATE_KEY: MP_KEY, MARKETPLACE_CALLBACK_TOKEN: 'bench-callback-token-0123456789abcdef', MARKETPLACE_IN_URL: MP_IN_URL }),
     db: knex,
     clock: systemClock,
     outboxWorker: false,
@@ -393,7 +393,7 @@ async function grow(
     await exerciseEveryPath({
       serviceUrl: inProcess.url,
       operatorToken: OPERATOR_TOKEN,
-      marketplace: { inUrl: MP_IN_URL, privateKey: MP_KEY, callbackToken: 'bench-callback-token', mount: '/marketplace' },
+      marketplace: { inUrl: MP_IN_URL, privateKey: MP_KEY, callbackToken: 'bench-callback-token-0123456789abcdef', mount: '/marketplace' },
       seedOrder: async (order) => void mp.sim.seedOrder(order as never),
       deliver: async () => {
         await deliverDueOnce(inProcess.deps, client, { baseDelayMs: 1 });

@@ -1,7 +1,7 @@
 /**
  * `npm run bench` (builds, then runs this): the quoting engine in-process (its own child process), then the HTTP
  * benchmark on PostgreSQL and on the embedded database (bench/http.bench.ts): baseline, ceilings, every scenario,
- * growth and query plans. Prints as it goes, writes bench/results/latest.md, latest.json and ratios.svg, exits 1 if
+ * growth and query plans; then what an anonymous flood costs (bench/abuse.bench.ts). Prints as it goes, writes bench/results/latest.md, latest.json and ratios.svg, exits 1 if
  * a check failed. Options: BENCH_ENGINE_SECONDS, and the HTTP bench's (see bench/http.bench.ts).
  */
 import { spawn } from 'node:child_process';
@@ -9,6 +9,7 @@ import path from 'node:path';
 import { runHttpBench, RESULTS_DIR } from './http.bench';
 import { databaseTable, writeResults } from './report';
 import { killChildren } from './processes';
+import { runAbuseBench } from './abuse.bench';
 
 function runEngineBench(): Promise<{ output: string; exitCode: number | null }> {
   const secs = process.env.BENCH_ENGINE_SECONDS;
@@ -41,6 +42,11 @@ async function main(): Promise<void> {
     console.log(`\n${d.label}\n\n${databaseTable(d)}\n`);
     for (const c of d.checks) console.log(`${c.ok ? 'ok  ' : 'FAIL'} ${c.name}: ${c.detail}`);
   }
+  console.log('\n== an anonymous flood (default limits, embedded database in memory) ==');
+  const abuse = await runAbuseBench();
+  console.log(
+    `${abuse.requests} keyless 60 KiB POSTs from one address in ${abuse.seconds.toFixed(1)} s: ${abuse.unauthorized} × 401, ${abuse.limited} × 429, ${abuse.other} other; ${abuse.bytesPerRequest} bytes of database each`,
+  );
   writeResults(http, engine);
   console.log(`\nwritten: ${path.relative(process.cwd(), RESULTS_DIR)}/latest.md, latest.json, ratios.svg`);
   if (engine.exitCode !== 0 || !http.ok) process.exitCode = 1;

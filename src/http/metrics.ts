@@ -2,9 +2,12 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 
 /** What a scrape reads from the database, once per scrape (see data/repositories/health-repository.ts). */
 export interface OperationalSample {
-  outbox: Array<{ channel: string; pending: number; oldestSeconds: number }>;
-  webhookEndpointsDisabled: number;
-  marketplaceConfirmationOldestSeconds: number;
+  /** Unset when the database could not be read: the gauges are then absent from the scrape, not 0. */
+  figures?: {
+    outbox: Array<{ channel: string; pending: number; oldestSeconds: number; failed: number }>;
+    webhookEndpointsDisabled: number;
+    marketplaceConfirmationOldestSeconds: number;
+  };
   ready: boolean;
   pool: { used: number; free: number; pending: number };
 }
@@ -47,6 +50,12 @@ export class Metrics {
     labelNames: ['channel'] as const,
     registers: [this.registry],
   });
+  private readonly outboxFailed = new Gauge({
+    name: 'outbox_failed',
+    help: 'Messages given up on (out of attempts, or refused for good) and not retried since, by channel: a confirmation or an event that never arrived.',
+    labelNames: ['channel'] as const,
+    registers: [this.registry],
+  });
   private readonly endpointsDisabled = new Gauge({ name: 'webhook_endpoints_disabled', help: 'Partner webhook endpoints disabled (by failures or an operator).', registers: [this.registry] });
   private readonly confirmationOldest = new Gauge({
     name: 'marketplace_confirmation_oldest_pending_seconds',
@@ -69,14 +78,20 @@ export class Metrics {
   /** The text of one scrape, with the database's figures as `sample` reads them now. */
   async scrape(sample: () => Promise<OperationalSample>): Promise<string> {
     const s = await sample();
-    this.outboxPending.reset();
-    this.outboxOldest.reset();
-    for (const c of s.outbox) {
-      this.outboxPending.set({ channel: c.channel }, c.pending);
-      this.outboxOldest.set({ channel: c.channel }, c.oldestSeconds);
+    for (const g of [this.outboxPending, this.outboxOldest, this.outboxFailed, this.endpointsDisabled, this.confirmationOldest]) g.reset();
+    if (s.figures) {
+      for (const c of s.figures.outbox) {
+        this.outboxPending.set({ channel: c.channel }, c.pending);
+        this.outboxFailed.set({ channel: c.channel }, c.failed);
+        this.outboxOldest.set({ channel: c.channel }, c.oldestSeconds);
+      }
+      this.endpointsDisabled.set(s.figures.webhookEndpointsDisabled);
+      this.confirmationOldest.set(s.figures.marketplaceConfirmationOldestSeconds);
+    } else {
+      // Unknown, not zero: a read that failed must not look like "none" and then "some again" to an alert.
+      this.endpointsDisabled.set(Number.NaN);
+      this.confirmationOldest.set(Number.NaN);
     }
-    this.endpointsDisabled.set(s.webhookEndpointsDisabled);
-    this.confirmationOldest.set(s.marketplaceConfirmationOldestSeconds);
     this.ready.set(s.ready ? 1 : 0);
     for (const [state, n] of Object.entries(s.pool)) this.pool.set({ state }, n);
     return this.registry.metrics();

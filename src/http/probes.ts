@@ -56,9 +56,7 @@ export function operationalSample(deps: Deps, ready: () => Promise<boolean>): ()
     const [figures, ok] = await Promise.all([operationalFigures(deps.db, deps.clock.now()).catch(() => undefined), ready()]);
     const pool = (deps.db.knex as unknown as { client?: { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } } }).client?.pool;
     return {
-      outbox: figures?.outbox ?? [],
-      webhookEndpointsDisabled: figures?.webhookEndpointsDisabled ?? 0,
-      marketplaceConfirmationOldestSeconds: figures?.marketplaceConfirmationOldestSeconds ?? 0,
+      figures,
       ready: ok && figures !== undefined,
       pool: { used: pool?.numUsed() ?? 0, free: pool?.numFree() ?? 0, pending: pool?.numPendingAcquires() ?? 0 },
     };

@@ -302,8 +302,8 @@ export async function databaseInvariants(knex: Knex): Promise<string[]> {
   return problems;
 }
 
-export const MP_KEY = 'fault-marketplace-private-key';
-export const MP_TOKEN = 'fault-callback-token-0123';
+export const MP_KEY = 'fault-marketplace-private-key-0123456789';
+export const MP_TOKEN = 'fault-callback-token-0123456789abcdef';
 export const MP_IN_URL = 'https://supplier.example.lk/marketplace';
 
 /** The service's marketplace settings, pointed at a simulator. */

@@ -14,7 +14,7 @@ export async function databaseReady(db: Sql, known: readonly string[]): Promise<
 }
 
 export interface OperationalFigures {
-  outbox: Array<{ channel: string; pending: number; oldestSeconds: number }>;
+  outbox: Array<{ channel: string; pending: number; oldestSeconds: number; failed: number }>;
   webhookEndpointsDisabled: number;
   marketplaceConfirmationOldestSeconds: number;
 }
@@ -24,24 +24,29 @@ const figures = sql(`
   with pending as (
     select case when kind = 'webhook' then 'webhooks' else 'marketplace' end as channel, kind, created_at
     from outbox where status = 'pending'
+  ), failed as (
+    select case when kind = 'webhook' then 'webhooks' else 'marketplace' end as channel, count(*)::int as n
+    from outbox where status = 'failed' group by 1
   )
   select
     coalesce((select json_agg(json_build_object('channel', channel, 'pending', n, 'oldest', oldest))
               from (select channel, count(*)::int as n, extract(epoch from ($1::timestamptz - min(created_at)))::float8 as oldest
                     from pending group by channel) c), '[]'::json) as outbox,
+    coalesce((select json_object_agg(channel, n) from failed), '{}'::json) as failed,
     (select count(*)::int from webhook_endpoints where status = 'disabled') as disabled,
     coalesce((select extract(epoch from ($1::timestamptz - min(created_at)))::float8 from pending
               where kind in ('confirm_order', 'decline_order')), 0) as confirmation`);
 
-/** What the metrics' gauges show: the outbox by channel, disabled webhook endpoints, the oldest owed marketplace answer. */
+/** What the metrics' gauges show: the outbox by channel (pending, oldest pending, given up), disabled webhook endpoints, the oldest owed marketplace answer. */
 export async function operationalFigures(db: Sql, now: Date): Promise<OperationalFigures> {
-  const [r] = await db.query<{ outbox: Array<{ channel: string; pending: number; oldest: number }>; disabled: number; confirmation: number }>(figures, [now]);
+  const [r] = await db.query<{ outbox: Array<{ channel: string; pending: number; oldest: number }>; failed: Record<string, number>; disabled: number; confirmation: number }>(figures, [now]);
   const byChannel = new Map((r.outbox ?? []).map((c) => [c.channel, c]));
   return {
     outbox: ['marketplace', 'webhooks'].map((channel) => ({
       channel,
       pending: byChannel.get(channel)?.pending ?? 0,
       oldestSeconds: Math.max(0, byChannel.get(channel)?.oldest ?? 0),
+      failed: r.failed?.[channel] ?? 0,
     })),
     webhookEndpointsDisabled: r.disabled,
     marketplaceConfirmationOldestSeconds: Math.max(0, Number(r.confirmation) || 0),

@@ -138,7 +138,7 @@ describe(`Prometheus scraping the service (${backend})`, () => {
     expect(metrics.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const exposed = new Set([...metrics.text.matchAll(/^# TYPE (\S+) (\S+)$/gm)].map((m) => m[1]));
     const read = metricsReadByRules();
-    expect(read).toEqual(expect.arrayContaining(['http_requests_total', 'service_ready', 'audit_write_failures_total']));
+    expect(read).toEqual(expect.arrayContaining(['http_requests_total', 'service_ready', 'audit_write_failures_total', 'outbox_failed']));
     // `up` is Prometheus's own, not the service's.
     expect(read.filter((name) => name !== 'up' && !exposed.has(name))).toEqual([]);
   });
