@@ -2,7 +2,10 @@
  * The operator CLI: a thin client of the operator API (contracts/ops-v1.yaml). It parses arguments and prints
  * answers; the API validates everything and its errors are shown as they come.
  *
- *   npm run --silent operator -- <ping|partner|key|vocab|vehicle|driver|job|outbox|webhook|audit> [<verb>] … [--json]
+ *   npm run --silent operator -- <ping|account|partner|key|vocab|vehicle|driver|job|outbox|webhook|audit> [<verb>] … [--json]
+ *
+ * Each operation needs a role (viewer, dispatcher or admin; ops-v1.yaml's `x-required-role`): a token whose operator
+ * has a lower one gets the API's 403 `forbidden`, shown as it comes.
  *
  * Exit codes: 0 done, 1 the API (or the command line) refused, 2 the API could not be asked (no token, unreachable).
  */
@@ -102,6 +105,30 @@ export async function run(argv: string[], io: Io): Promise<number> {
     .description("check the token; the service's time and today's date in Sri Lanka")
     .action(async () => print(await api('getOpsPing', 'GET', '/ping')));
 
+  const account = program.command('account').description('named operators, each with a role and a token of its own (admin)');
+  account
+    .command('create')
+    .description('name an operator and issue its token (shown this once)')
+    .requiredOption('--name <name>', "the operator's name, e.g. \"Nimali Perera\"")
+    .requiredOption('--role <viewer|dispatcher|admin>', 'viewer (reads), dispatcher (also the fleet, jobs, retries, the audit log) or admin (everything)')
+    .action(async (o: { name: string; role: string }) => {
+      // The role is not checked here: the API's invalid_request names the field.
+      const created = await api('createOperator', 'POST', '/operators', { name: o.name, role: o.role as Schemas['OperatorRole'] });
+      const { token, ...info } = created;
+      print(created, () => `${fields(info)}\n    ${token}\n\nStore this token now: it is shown once and cannot be retrieved again. Give it to ${info.name} over a secure channel.\n`);
+    });
+  account
+    .command('list')
+    .description('the named operators, newest first (never their tokens)')
+    .action(async () => {
+      const r = await api('listOperators', 'GET', '/operators');
+      print(r, () => table(r.data, ['operator_id', 'name', 'role', 'created_at', 'created_by', 'revoked_at']));
+    });
+  account
+    .command('revoke <operator_id>')
+    .description("revoke an operator's token (its next request is refused)")
+    .action(async (o: string) => print(await api('revokeOperator', 'POST', `/operators/${id(o)}/revoke`)));
+
   const partner = program.command('partner').description('partner accounts');
   partner
     .command('create <name>')
@@ -130,6 +157,28 @@ export async function run(argv: string[], io: Io): Promise<number> {
     .command('resume <partner_id>')
     .description('resume quoting')
     .action(async (p: string) => print(await api('resumePartner', 'POST', `/partners/${id(p)}/resume`)));
+  partner
+    .command('rate-limit <partner_id>')
+    .description("set (--rps, --burst) or remove (--none) the partner's rate limit in one environment")
+    .requiredOption('--env <sandbox|production|test|live>', 'the environment it applies to (test = sandbox, live = production)')
+    .option('--rps <n>', 'requests a second (0.01 to 100000)')
+    .option('--burst <n>', 'the most requests at once (default: twice the rate, at least 1)')
+    .option('--none', 'remove the limit (no limit is the default)')
+    .action(async (p: string, o: { env: string; rps?: string; burst?: string; none?: boolean }, cmd: Command) => {
+      if (o.none ? o.rps !== undefined || o.burst !== undefined : o.rps === undefined) cmd.error('error: give --rps <n> (and --burst <n> if wanted), or --none');
+      // A word that is not a number would be sent as null (no limit): refused here instead.
+      const number = (flag: string, v: string) => {
+        const n = Number(v);
+        if (v.trim() === '' || !Number.isFinite(n)) cmd.error(`error: ${flag} must be a number, not "${v}"`);
+        return n;
+      };
+      const env = (({ test: 'sandbox', live: 'production' }) as Record<string, string>)[o.env] ?? o.env;
+      const body: Body<'putPartnerRateLimit'> = { env: env as Schemas['Env'], requests_per_second: o.none ? null : number('--rps', o.rps!) };
+      if (o.burst !== undefined) body.burst = number('--burst', o.burst);
+      const r = await api('putPartnerRateLimit', 'PUT', `/partners/${id(p)}/rate-limit`, body);
+      const limit = (l: Schemas['RateLimit']) => (l ? `${l.requests_per_second} requests/s, burst ${l.burst}` : 'none');
+      print(r, () => fields({ partner_id: r.partner_id, name: r.name, sandbox: limit(r.rate_limits.sandbox), production: limit(r.rate_limits.production) }));
+    });
 
   const key = program.command('key').description('partner API keys');
   key

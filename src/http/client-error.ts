@@ -11,7 +11,7 @@ import type { Deps } from '../deps';
  * bytes received so far, secrets redacted. A request whose head or body did not arrive in time (HEADERS_TIMEOUT_MS,
  * REQUEST_TIMEOUT_MS) is answered 408 the same way. Connections that simply drop are not requests and are not audited.
  */
-export function answerUnparsable(deps: Pick<Deps, 'db' | 'logger'>) {
+export function answerUnparsable(deps: Pick<Deps, 'db' | 'logger' | 'metrics'>) {
   return (err: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Socket): void => {
     const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     // A request already handed to a surface (its body late) is answered and audited by the pipeline, which sees
@@ -59,6 +59,9 @@ export function answerUnparsable(deps: Pick<Deps, 'db' | 'logger'>) {
       responseBody: body,
       durationMs: Number((process.hrtime.bigint() - started) / 1_000_000n),
       error: err.code,
-    }).catch((e) => deps.logger.error({ err: e, requestId }, 'could not audit an unparsable request'));
+    }).catch((e) => {
+      deps.metrics.auditWriteFailures.inc();
+      deps.logger.error({ err: e, requestId }, 'could not audit an unparsable request');
+    });
   };
 }

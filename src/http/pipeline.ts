@@ -177,7 +177,7 @@ export function pipeline(surface: Surface, deps: Deps) {
     const url = req.originalUrl ?? req.url ?? '/';
     const requestId = newRequestId();
     // Arrived after shutdown began: refused, not run (requests already running, or still uploading, finish).
-    const refused = deps.lifecycle.draining;
+    const arrivedDraining = deps.lifecycle.draining;
     // Read before the body: a client that goes away takes its socket with it. `req.ip` honours TRUST_PROXY (and is
     // whatever a trusted proxy wrote, so it is kept only when it is an address).
     const clientAddress = req.ip && ipaddr.isValid(req.ip) ? req.ip : req.socket?.remoteAddress;
@@ -195,7 +195,7 @@ export function pipeline(surface: Surface, deps: Deps) {
         res.shouldKeepAlive = false;
       } else if (body.aborted) early = invalidRequest('The request body could not be read.');
     }
-    if (refused) {
+    if (arrivedDraining) {
       // The client retries on another instance, or on this one after its restart.
       early = serviceUnavailable(1);
       res.shouldKeepAlive = false;

@@ -183,7 +183,7 @@ describe('Operator console (/ops/) in a browser', () => {
       await w.page.fill('#token-input', 'op_not_the_token_0000000000');
       await w.page.click('#signin-form button[type="submit"]');
       const refused = await answered;
-      await textSoon(w.page.locator('#signin-status'), /Refused: the operator API answered 401 unauthorized: Send Authorization: Bearer <OPERATOR_TOKEN>\./);
+      await textSoon(w.page.locator('#signin-status'), /Refused: the operator API answered 401 unauthorized: Send Authorization: Bearer <operator token>\./);
       // The page got exactly what the API gives any client with a wrong token.
       const direct = await client(app.url)('GET', '/ops/v1/ping', { headers: { Authorization: 'Bearer op_another_wrong_one_00000' } });
       expect({ status: refused.status(), body: await refused.text() }).toEqual({ status: 401, body: direct.text });
@@ -192,6 +192,8 @@ describe('Operator console (/ops/) in a browser', () => {
       await w.page.fill('#token-input', OPERATOR_TOKEN);
       await w.page.click('#signin-form button[type="submit"]');
       await visibleSoon(w.page.locator('#board-title'));
+      // Who is signed in (GET /me): the bootstrap admin, with its role, beside Sign out.
+      await textSoon(w.page.locator('#whoami'), /Bootstrap admin \(OPERATOR_TOKEN\)\s+admin/);
       expect(await w.page.evaluate("({ session: sessionStorage.getItem('lanka-ops-token'), local: localStorage.length, cookies: document.cookie })")).toEqual({
         session: OPERATOR_TOKEN,
         local: 0,
@@ -498,7 +500,7 @@ describe('Operator console (/ops/) in a browser', () => {
       await w.page.click('#sections a[href="#partners"]');
       await w.page.click('#partners-table a');
       await visibleSoon(w.page.locator('#vocab-form'));
-      for (const view of ['deliveries', 'audit', 'board']) {
+      for (const view of ['deliveries', 'audit', 'operators', 'board']) {
         await w.page.click(`#sections a[href="#${view}"]`);
         await w.page.waitForLoadState('networkidle');
         // Every field of the view has a label, and the view's heading has the focus.

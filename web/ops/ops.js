@@ -4,7 +4,11 @@
  * (signing out, or closing the tab, forgets it). What the API refuses is shown in its own words.
  *
  * Views (the address's #fragment): #board (dispatch, polled), #partners[/<partner_id>], #deliveries (polled),
- * #audit[?request_id=…]. All times are Sri Lanka time (UTC+05:30 all year), whatever the browser's zone.
+ * #audit[?request_id=…], #operators. All times are Sri Lanka time (UTC+05:30 all year), whatever the browser's zone.
+ *
+ * Roles: who is signed in comes from GET /me; what the page offers follows the role, ranked as the API ranks them
+ * (each operation's `x-required-role` in ops-v1.yaml): what a role may not do is not shown at all (elements marked
+ * `data-needs="dispatcher|admin"`, and the forms built here). The API decides still: a 403 is shown in its words.
  */
 (function () {
   'use strict';
@@ -28,13 +32,21 @@
     not_found: 'Not found',
     invalid_request: 'Not accepted',
     already_exists: 'Already exists',
+    forbidden: 'Not allowed for your role',
+    rate_limited: 'Too many requests',
   };
+  /** The roles by rank: a role may do everything a lower one may (as the API has it). */
+  var ROLES = ['viewer', 'dispatcher', 'admin'];
+  /** The least role each view needs (the operations it reads); the others need a viewer. */
+  var VIEW_NEEDS = { audit: 'dispatcher', operators: 'admin' };
+  var ENVS = ['sandbox', 'production'];
   var MARKETPLACE_KINDS = {
     confirm_order: 'confirm order', decline_order: 'decline order', driver_info: 'driver info', driver_location: 'driver location',
     change_confirmation: 'change confirmation', no_show: 'no-show report', brand_list: 'brand list',
   };
 
   var token = null;
+  var me = null; // { operator_id, name, role } from GET /me
   var clockOffset = 0; // the service's clock minus the browser's
   var pollTimer = null;
   var view = null;
@@ -154,14 +166,32 @@
 
   // --- session --------------------------------------------------------------------------------------------------
 
+  /** Whether the operator signed in may do what `role` may. */
+  function can(role) { return !!me && ROLES.indexOf(me.role) >= ROLES.indexOf(role); }
+
+  /**
+   * Checks a token (GET /ping, which also gives the service's clock) and asks whom it belongs to (GET /me).
+   * Resolves with the first answer that is not a 200, or with nothing once both are and the session is set.
+   */
+  function establish(candidate) {
+    return api('GET', '/ping', undefined, { token: candidate }).then(function (ping) {
+      if (ping.status !== 200) return ping;
+      return api('GET', '/me', undefined, { token: candidate }).then(function (who) {
+        if (who.status !== 200) return who;
+        token = candidate;
+        me = who.json;
+        clockOffset = Date.parse(ping.json.time) - Date.now();
+        return undefined;
+      });
+    });
+  }
+
   function signIn(candidate) {
     var status = $('signin-status');
     say(status, 'Checking the token…');
-    return api('GET', '/ping', undefined, { token: candidate }).then(function (r) {
-      if (r.status === 200) {
-        token = candidate;
+    return establish(candidate).then(function (r) {
+      if (!r) {
         sessionStorage.setItem(TOKEN_KEY, candidate);
-        clockOffset = Date.parse(r.json.time) - Date.now();
         $('token-input').value = '';
         say(status, '');
         started();
@@ -175,6 +205,7 @@
   }
 
   function started() {
+    applyRole();
     $('sections').hidden = false;
     $('session').hidden = false;
     tickClock();
@@ -182,9 +213,18 @@
     else route();
   }
 
+  /** Who is signed in, in the header; and only what the role may do, on the page. */
+  function applyRole() {
+    $('whoami-name').textContent = me.name;
+    $('whoami-role').textContent = me.role;
+    $('whoami').title = 'Signed in as ' + me.name + ' (' + me.operator_id + '), ' + me.role;
+    document.querySelectorAll('[data-needs]').forEach(function (el) { el.hidden = !can(el.getAttribute('data-needs')); });
+  }
+
   /** Forgets the token and everything shown with it. */
   function signOut(message, kind) {
     token = null;
+    me = null;
     view = null;
     sessionStorage.removeItem(TOKEN_KEY);
     stopPolling();
@@ -192,8 +232,10 @@
     board.etag = null;
     board.selected = null;
     board.scrolledFor = null;
-    ['timeline', 'unassigned', 'job-panel', 'partner-detail', 'audit-detail'].forEach(function (id) { clear($(id)); });
-    ['#partners-table tbody', '#deliveries-table tbody', '#audit-table tbody'].forEach(function (sel) { clear(document.querySelector(sel)); });
+    ['timeline', 'unassigned', 'job-panel', 'partner-detail', 'audit-detail', 'new-operator', 'whoami-name', 'whoami-role'].forEach(function (id) { clear($(id)); });
+    ['#partners-table tbody', '#deliveries-table tbody', '#audit-table tbody', '#operators-table tbody'].forEach(function (sel) { clear(document.querySelector(sel)); });
+    $('new-operator').hidden = true;
+    say($('operator-form-status'), '');
     $('sections').hidden = true;
     $('session').hidden = true;
     show('signin');
@@ -208,14 +250,14 @@
 
   // --- views and polling ----------------------------------------------------------------------------------------
 
-  var VIEWS = ['signin', 'board', 'partners', 'deliveries', 'audit'];
+  var VIEWS = ['signin', 'board', 'partners', 'deliveries', 'audit', 'operators'];
   function show(name) {
     VIEWS.forEach(function (v) { $('view-' + v).hidden = v !== name; });
     document.querySelectorAll('#sections a').forEach(function (a) {
       if (a.getAttribute('href') === '#' + name) a.setAttribute('aria-current', 'page');
       else a.removeAttribute('aria-current');
     });
-    var titles = { signin: 'Sign in', board: 'Dispatch', partners: 'Partners', deliveries: 'Deliveries', audit: 'Audit log' };
+    var titles = { signin: 'Sign in', board: 'Dispatch', partners: 'Partners', deliveries: 'Deliveries', audit: 'Audit log', operators: 'Operators' };
     document.title = titles[name] + ' · Operator console · Lanka Transfers';
   }
 
@@ -224,7 +266,14 @@
     var hash = location.hash.replace(/^#/, '');
     var m = /^([a-z]+)(?:\/([^?]*))?(?:\?(.*))?$/.exec(hash) || [];
     var name = VIEWS.indexOf(m[1]) > 0 ? m[1] : 'board';
+    // A view the role may not read is not offered: its address opens the board.
+    if (VIEW_NEEDS[name] && !can(VIEW_NEEDS[name])) {
+      name = 'board';
+      history.replaceState(null, '', '#board');
+    }
     var changed = name !== view;
+    // The token shown once goes with the view it was shown in.
+    if (changed && view === 'operators') { clear($('new-operator')).hidden = true; }
     view = name;
     show(name);
     stopPolling();
@@ -236,6 +285,7 @@
     if (name === 'partners') openPartners(m[2] ? decodeURIComponent(m[2]) : null);
     if (name === 'deliveries') loadDeliveries().then(poll);
     if (name === 'audit') openAudit(new URLSearchParams(m[3] || ''));
+    if (name === 'operators') loadOperators();
   }
 
   /** Keeps the current view fresh while the tab is visible (board and deliveries). */
@@ -454,7 +504,9 @@
     board.shownStatus = key;
     clear(panel);
     panel.appendChild(info);
-    if (j.status === 'confirmed' || j.status === 'driver_assigned') {
+    if (!can('dispatcher')) {
+      panel.appendChild(h('p', { class: 'hint' }, 'Assigning and finishing jobs needs the dispatcher role; you are a ' + me.role + '.'));
+    } else if (j.status === 'confirmed' || j.status === 'driver_assigned') {
       // (Re)assignment ends at the pickup time, as the API has it; completion and no-shows start there.
       if (serviceNow() < Date.parse(j.pickup_at)) panel.appendChild(assignForm(j));
       else panel.appendChild(h('p', { class: 'hint' }, 'The pickup time has passed: the job can no longer be (re)assigned.'));
@@ -591,7 +643,7 @@
         h('div', { class: 'panel-head' },
           h('h2', { id: 'partner-detail-title', tabindex: '-1' }, p.name),
           h('span', { class: 'chip ' + (p.paused ? 'paused' : 'active') }, p.paused ? 'quoting paused' : 'quoting'),
-          h('button', { type: 'button', id: 'pause-toggle', onclick: function () {
+          can('admin') && h('button', { type: 'button', id: 'pause-toggle', onclick: function () {
             api('POST', '/partners/' + encodeURIComponent(p.partner_id) + (p.paused ? '/resume' : '/pause')).then(function (r) {
               if (!r.ok) return failed(status, r);
               loadPartners();
@@ -601,6 +653,7 @@
         h('p', { class: 'meta' }, h('code', {}, p.partner_id), ' · bills in ' + p.currency + ' · since ' + when(p.created_at)),
         status,
         keysSection(p, rs[1].ok ? rs[1].json.data : [], status),
+        rateLimitSection(p, status),
         vocabularySection(p, rs[2].ok ? rs[2].json.data : [], status),
       ]);
       if (detail.getBoundingClientRect().top > window.innerHeight) detail.scrollIntoView();
@@ -612,7 +665,7 @@
     var shown = h('div', { id: 'new-key', class: 'new-key', hidden: true });
     var rows = keys.map(function (k) {
       var action = h('td', { 'data-label': '' });
-      if (!k.revoked_at) {
+      if (!k.revoked_at && can('admin')) {
         action.appendChild(h('button', { type: 'button', class: 'danger-quiet', 'data-revoke': k.key_id, onclick: function () { confirmRevoke(action, p, k, status); } }, 'Revoke'));
       }
       return h('tr', {},
@@ -625,7 +678,7 @@
     });
     return h('section', { 'aria-labelledby': 'keys-title' },
       h('h3', { id: 'keys-title' }, 'API keys'),
-      h('form', { class: 'fields', id: 'key-form', onsubmit: function (e) {
+      can('admin') && h('form', { class: 'fields', id: 'key-form', onsubmit: function (e) {
         e.preventDefault();
         api('POST', '/partners/' + encodeURIComponent(p.partner_id) + '/keys', { env: env.value }).then(function (r) {
           if (!r.ok) return failed(status, r);
@@ -666,7 +719,7 @@
       var ok = false;
       try { ok = document.execCommand('copy'); } catch (e) { ok = false; }
       if (ok) done();
-      else status.textContent = 'The browser did not allow copying: the key is selected, press Ctrl+C (⌘C).';
+      else status.textContent = 'The browser did not allow copying: the text is selected, press Ctrl+C (⌘C).';
     };
     if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(input.value).then(done, manual);
     else manual();
@@ -685,6 +738,69 @@
     $('confirm-revoke').focus();
   }
 
+  function rateText(l) {
+    if (!l) return 'No limit';
+    return l.requests_per_second + (l.requests_per_second === 1 ? ' request' : ' requests') + ' a second, bursts of up to ' + l.burst;
+  }
+  function envName(env) { return env === 'sandbox' ? 'Sandbox' : 'Production'; }
+
+  /**
+   * The partner's rate limit in each environment (PUT /partners/{id}/rate-limit): shown to every role, set or
+   * removed by an admin. An empty burst is the API's default (twice the rate).
+   */
+  function rateLimitSection(p, status) {
+    var limits = p.rate_limits || { sandbox: null, production: null };
+    var table = h('table', { class: 'data responsive', id: 'rate-table' },
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Environment'), h('th', { scope: 'col' }, 'Limit'))),
+      h('tbody', {}, ENVS.map(function (env) {
+        return h('tr', { 'data-env': env }, h('td', { 'data-label': 'Environment' }, envName(env)),
+          h('td', { 'data-label': 'Limit' }, limits[env] ? rateText(limits[env]) : h('span', { class: 'meta' }, 'No limit')));
+      })));
+    var section = h('section', { 'aria-labelledby': 'rate-title' },
+      h('h3', { id: 'rate-title' }, 'Rate limits'),
+      h('p', { class: 'hint' }, 'A token bucket per environment, shared by every instance: over it the partner\'s requests get 429 rate_limited with Retry-After. None by default.'),
+      table);
+    if (!can('admin')) return section;
+
+    var env = h('select', { id: 'rate-env', name: 'env' }, ENVS.map(function (e) { return h('option', { value: e }, envName(e)); }));
+    var rps = h('input', { id: 'rate-rps', name: 'requests_per_second', type: 'number', min: '0.01', max: '100000', step: 'any', required: true, inputmode: 'decimal' });
+    var burst = h('input', { id: 'rate-burst', name: 'burst', type: 'number', min: '1', max: '1000000', step: '1', inputmode: 'numeric', placeholder: '2 × rate', 'aria-describedby': 'rate-burst-hint' });
+    var none = h('button', { type: 'button', id: 'rate-none', class: 'danger-quiet' }, 'Remove the limit');
+    var fill = function () {
+      var l = limits[env.value];
+      rps.value = l ? String(l.requests_per_second) : '';
+      burst.value = l ? String(l.burst) : '';
+      none.hidden = !l;
+    };
+    env.addEventListener('change', fill);
+    fill();
+    var put = function (body, done) {
+      api('PUT', '/partners/' + encodeURIComponent(p.partner_id) + '/rate-limit', body).then(function (r) {
+        if (!r.ok) return failed(status, r);
+        var l = r.json.rate_limits[body.env];
+        showPartner(p.partner_id).then(function () {
+          if ($('rate-env')) { $('rate-env').value = body.env; $('rate-env').dispatchEvent(new Event('change')); }
+          say($('partner-status'), envName(body.env) + ': ' + done(l), 'ok');
+        });
+      }, function () {});
+    };
+    none.addEventListener('click', function () {
+      put({ env: env.value, requests_per_second: null }, function () { return 'no limit from the partner\'s next request.'; });
+    });
+    append(section, h('form', { class: 'fields', id: 'rate-form', onsubmit: function (e) {
+      e.preventDefault();
+      var body = { env: env.value, requests_per_second: Number(rps.value) };
+      if (burst.value.trim() !== '') body.burst = Number(burst.value);
+      put(body, function (l) { return rateText(l).toLowerCase() + ', from the partner\'s next request.'; });
+    } },
+    h('div', {}, h('label', { for: 'rate-env' }, 'Environment'), env),
+    h('div', {}, h('label', { for: 'rate-rps' }, 'Requests a second'), rps),
+    h('div', {}, h('label', { for: 'rate-burst' }, 'Burst'), burst),
+    h('div', { class: 'submit' }, h('button', { type: 'submit' }, 'Set the limit'), none),
+    h('p', { id: 'rate-burst-hint', class: 'meta grow-all' }, 'Burst: the most requests at once; empty for twice the rate.')));
+    return section;
+  }
+
   function vocabularySection(p, codes, status) {
     var code = h('input', { id: 'vocab-code', name: 'code', type: 'text', maxlength: '64', required: true, spellcheck: 'false', placeholder: 'e.g. SEDAN' });
     var vehicle = h('select', { id: 'vocab-vehicle', name: 'vehicle' }, FLEET.map(function (f) { return h('option', { value: f[0] }, f[1] + ' (' + f[0] + ')'); }));
@@ -693,7 +809,7 @@
       return h('tr', {},
         h('td', { 'data-label': 'Their code' }, h('code', {}, c.code)),
         h('td', { 'data-label': 'Our vehicle' }, FLEET_NAMES[c.vehicle] + ' (' + c.vehicle + ')'),
-        h('td', { 'data-label': '' }, h('button', { type: 'button', class: 'danger-quiet', 'aria-label': 'Remove ' + c.code, onclick: function () {
+        can('admin') && h('td', { 'data-label': '' }, h('button', { type: 'button', class: 'danger-quiet', 'aria-label': 'Remove ' + c.code, onclick: function () {
           api('DELETE', path(c.code)).then(function (r) {
             if (!r.ok) return failed(status, r);
             showPartner(p.partner_id).then(function () { say($('partner-status'), 'Removed ' + c.code + '.', 'ok'); });
@@ -704,9 +820,9 @@
       h('h3', { id: 'vocab-title' }, 'Vehicle vocabulary'),
       h('p', { class: 'hint' }, 'The partner\'s own vehicle codes, mapped to our fleet: its quotes may ask for them, and its offers carry them.'),
       codes.length ? h('table', { class: 'data responsive', id: 'vocab-table' },
-        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Their code'), h('th', { scope: 'col' }, 'Our vehicle'), h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
+        h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, 'Their code'), h('th', { scope: 'col' }, 'Our vehicle'), can('admin') && h('th', { scope: 'col' }, h('span', { class: 'sr-only' }, 'Actions')))),
         h('tbody', {}, rows)) : h('p', { class: 'empty' }, 'No mapping yet: offers carry our own codes.'),
-      h('form', { class: 'fields', id: 'vocab-form', onsubmit: function (e) {
+      can('admin') && h('form', { class: 'fields', id: 'vocab-form', onsubmit: function (e) {
         e.preventDefault();
         api('PUT', path(code.value.trim()), { vehicle: vehicle.value }).then(function (r) {
           if (!r.ok) return failed(status, r);
@@ -770,8 +886,9 @@
       h('td', { 'data-label': 'State' }, h('span', { class: 'chip ' + state }, state)),
       h('td', { 'data-label': 'Attempts' }, m.attempts + ' of ' + m.max_attempts),
       h('td', { 'data-label': 'Last answer', class: 'wrap' }, (m.last_status ? m.last_status + ' ' : '') + (m.last_error || '—')),
-      h('td', { 'data-label': 'Next attempt' }, m.status === 'failed' ? 'none (needs you)' : when(m.next_attempt_at)),
-      h('td', { 'data-label': '' },
+      h('td', { 'data-label': 'Next attempt' }, m.status === 'failed' ? (can('dispatcher') ? 'none (needs you)' : 'none (needs a dispatcher)') : when(m.next_attempt_at)),
+      // Retrying needs a dispatcher; the attempts are read from the audit log, which does too.
+      can('dispatcher') && h('td', { 'data-label': '' },
         h('div', { class: 'actions' },
           h('button', { type: 'button', class: 'primary', 'data-retry': m.id, onclick: function (e) {
             var button = e.currentTarget;
@@ -809,6 +926,80 @@
   }
 
   $('deliveries-refresh').addEventListener('click', function () { loadDeliveries(); });
+
+  // --- operators (admin) ----------------------------------------------------------------------------------------
+
+  function roleChip(role) { return h('span', { class: 'chip role-' + role }, role); }
+
+  /** The named operators, newest first: who created each (by name when known), and whether it is revoked. */
+  function loadOperators() {
+    return api('GET', '/operators').then(function (r) {
+      var body = clear(document.querySelector('#operators-table tbody'));
+      if (!r.ok) return failed($('operators-status'), r);
+      var list = r.json.data;
+      var names = { bootstrap: 'Bootstrap admin' };
+      list.forEach(function (o) { names[o.operator_id] = o.name; });
+      if (!list.length) body.appendChild(h('tr', {}, h('td', { colspan: '6', class: 'empty' }, 'No named operator yet: only the bootstrap token (OPERATOR_TOKEN).')));
+      list.forEach(function (o) {
+        var action = h('td', { 'data-label': '' });
+        var self = me && me.operator_id === o.operator_id;
+        if (!o.revoked_at && !self) {
+          action.appendChild(h('button', { type: 'button', class: 'danger-quiet', 'data-revoke-operator': o.operator_id, 'aria-label': 'Revoke ' + o.name, onclick: function () { confirmRevokeOperator(action, o); } }, 'Revoke'));
+        }
+        body.appendChild(h('tr', { 'data-operator': o.operator_id },
+          h('td', { 'data-label': 'Name' }, h('div', {}, h('strong', {}, o.name), self ? ' (you)' : null, h('code', { class: 'meta block' }, o.operator_id))),
+          h('td', { 'data-label': 'Role' }, roleChip(o.role)),
+          h('td', { 'data-label': 'Created' }, when(o.created_at)),
+          h('td', { 'data-label': 'Created by' }, names[o.created_by] || o.created_by),
+          h('td', { 'data-label': 'State' }, o.revoked_at ? h('span', { class: 'chip revoked' }, 'revoked ' + when(o.revoked_at)) : h('span', { class: 'chip active' }, 'active')),
+          action));
+      });
+    }, function () {});
+  }
+
+  function confirmRevokeOperator(cell, o) {
+    clear(cell);
+    append(cell, h('span', { class: 'confirm' }, 'Revoke ' + o.name + '? Their token is refused from their next request, on every instance. ',
+      h('button', { type: 'button', class: 'danger', id: 'confirm-revoke-operator', onclick: function () {
+        api('POST', '/operators/' + encodeURIComponent(o.operator_id) + '/revoke').then(function (r) {
+          if (!r.ok) return failed($('operators-status'), r);
+          loadOperators().then(function () { say($('operators-status'), o.name + ' (' + o.operator_id + ') is revoked.', 'ok'); });
+        }, function () {});
+      } }, 'Yes, revoke'),
+      h('button', { type: 'button', class: 'quiet', onclick: function () { loadOperators(); } }, 'Keep')));
+    $('confirm-revoke-operator').focus();
+  }
+
+  /** The new operator's token, once: a warning, the token, a copy button. Nothing keeps it after this. */
+  function showNewToken(o) {
+    var box = clear($('new-operator'));
+    var input = h('input', { id: 'new-operator-token', type: 'text', readonly: true, value: o.token, spellcheck: 'false', 'aria-label': 'The new token' });
+    var copied = h('p', { id: 'copy-token-status', class: 'meta', role: 'status', 'aria-live': 'polite' });
+    append(box, [
+      h('p', { class: 'warning', role: 'alert' }, h('strong', {}, 'Copy this token now. '), 'It is shown this once and cannot be retrieved again: the service keeps only its hash. Give it to ' + o.name + ' over a secure channel; a lost token is replaced (revoke it, name them again), not recovered.'),
+      h('label', { for: 'new-operator-token' }, 'Token of ' + o.name + ' (' + o.role + ', ' + o.operator_id + ')'),
+      h('div', { class: 'row' }, input,
+        h('button', { type: 'button', id: 'copy-token', class: 'primary', onclick: function () { copy(input, copied); } }, 'Copy'),
+        h('button', { type: 'button', id: 'token-done', onclick: function () { clear(box); box.hidden = true; } }, 'Done, hide it')),
+      copied,
+    ]);
+    box.hidden = false;
+    input.focus();
+    input.select();
+  }
+
+  $('operator-form').addEventListener('submit', function (e) {
+    e.preventDefault();
+    var status = $('operator-form-status');
+    clear($('new-operator')).hidden = true;
+    api('POST', '/operators', { name: $('operator-name').value.trim(), role: $('operator-role').value }).then(function (r) {
+      if (!r.ok) return failed(status, r);
+      $('operator-name').value = '';
+      say(status, 'Created ' + r.json.name + ' (' + r.json.operator_id + '), ' + (r.json.role === 'admin' ? 'an ' : 'a ') + r.json.role + '.', 'ok');
+      showNewToken(r.json);
+      loadOperators();
+    }, function () {});
+  });
 
   // --- audit log ------------------------------------------------------------------------------------------------
 
@@ -925,12 +1116,9 @@
   var kept = sessionStorage.getItem(TOKEN_KEY);
   if (kept) {
     // A reload keeps the session: the token is checked again (and the service's clock read) before anything shows.
-    api('GET', '/ping', undefined, { token: kept }).then(function (r) {
-      if (r.status === 200) {
-        token = kept;
-        clockOffset = Date.parse(r.json.time) - Date.now();
-        started();
-      } else signOut(r.status === 401 ? 'The operator API no longer accepts the token this tab kept. Sign in again.' : refusal(r), 'error');
+    establish(kept).then(function (r) {
+      if (!r) started();
+      else signOut(r.status === 401 ? 'The operator API no longer accepts the token this tab kept. Sign in again.' : refusal(r), 'error');
     });
   } else show('signin');
 })();

@@ -259,10 +259,89 @@ describe('Operator CLI', () => {
     expect((await cli(['webhook', 'disable', 'we_0000000000'])).stderr).toMatch(/^error not_found: No webhook endpoint we_0000000000\./);
   });
 
+  it('when an operator account is created, then its token is printed once with a warning, works with its role, is never listed, and is refused once revoked', async () => {
+    const created = await cli(['account', 'create', '--name', 'Nimali Perera', '--role', 'dispatcher']);
+    expect(created).toMatchObject({ code: 0, stderr: '' });
+    const operatorId = /^operator_id:\s+(opr_[a-z0-9]+)$/m.exec(created.stdout)?.[1];
+    expect(operatorId).toBeDefined();
+    expect(created.stdout).toMatch(/^name:\s+Nimali Perera$/m);
+    expect(created.stdout).toMatch(/^role:\s+dispatcher$/m);
+    expect(created.stdout).toMatch(/^created_by:\s+bootstrap$/m);
+    expect(created.stdout).toMatch(/Store this token now: it is shown once and cannot be retrieved again/);
+    const token = /^\s+(op_\S+)$/m.exec(created.stdout)?.[1] ?? '';
+    expect(token).toMatch(/^op_[A-Za-z0-9]{40}$/);
+    // The token is the dispatcher's: its own CLI runs as Nimali Perera, and an admin's command is refused in the API's words.
+    expect(await json(['ping', '--token', token])).toMatchObject({ ok: true });
+    const asDispatcher = await cli(['account', 'create', '--name', 'Someone', '--role', 'admin', '--token', token]);
+    expect(asDispatcher).toMatchObject({ code: 1, stdout: '' });
+    expect(asDispatcher.stderr).toBe(`error forbidden: This needs the admin role; operator ${operatorId} is a dispatcher.\n`);
+
+    // Listed, without the token; the human view is a table.
+    const listed = await json(['account', 'list']);
+    expect(listed.data).toContainEqual({ operator_id: operatorId, name: 'Nimali Perera', role: 'dispatcher', created_at: expect.any(String), created_by: 'bootstrap', revoked_at: null });
+    expect(JSON.stringify(listed)).not.toContain(token.slice(3));
+    const human = await cli(['account', 'list']);
+    expect(human.stdout.split('\n')[0]).toMatch(/^operator_id\s+name\s+role\s+created_at\s+created_by\s+revoked_at$/);
+    expect(human.stdout).toMatch(new RegExp(`^${operatorId}\\s+Nimali Perera\\s+dispatcher\\s+\\S+\\s+bootstrap\\s+-$`, 'm'));
+    // With --json, the token is in the document (for scripts), still only this once.
+    const scripted = await json(['account', 'create', '--name', 'Ravi Jayasuriya', '--role', 'viewer']);
+    expect(scripted).toMatchObject({ name: 'Ravi Jayasuriya', role: 'viewer', token: expect.stringMatching(/^op_/) });
+
+    const revoked = await json(['account', 'revoke', operatorId!]);
+    expect(revoked).toMatchObject({ operator_id: operatorId, revoked_at: expect.any(String) });
+    expect(revoked).not.toHaveProperty('token');
+    const refused = await cli(['ping', '--token', token]);
+    expect(refused).toMatchObject({ code: 1, stdout: '' });
+    expect(refused.stderr).toMatch(/^error unauthorized: /);
+    const unknown = await cli(['account', 'revoke', 'opr_nobody0000']);
+    expect(unknown).toMatchObject({ code: 1, stdout: '' });
+    expect(unknown.stderr).toMatch(/^error not_found: No operator opr_nobody0000\./);
+  });
+
+  it('when an account is asked for with a wrong role or without a name, then nothing is created', async () => {
+    const before = (await json(['account', 'list'])).data.length;
+    const badRole = await cli(['account', 'create', '--name', 'Root', '--role', 'superuser']);
+    expect(badRole).toMatchObject({ code: 1, stdout: '' });
+    expect(badRole.stderr).toMatch(/^error invalid_request: .*\n {2}role: must be one of admin, dispatcher, viewer/);
+    const noName = await cli(['account', 'create', '--role', 'viewer']);
+    expect(noName.code).toBe(1);
+    expect(noName.stderr).toContain("required option '--name <name>'");
+    expect((await json(['account', 'list'])).data).toHaveLength(before);
+  });
+
+  it("when a partner's rate limit is set or removed from the CLI, then the API stores it per environment", async () => {
+    const { partner_id } = await json(['partner', 'create', 'Rate Limited Tours']);
+    const set = await cli(['partner', 'rate-limit', partner_id, '--env', 'production', '--rps', '20', '--burst', '40']);
+    expect(set).toMatchObject({ code: 0, stderr: '' });
+    expect(set.stdout).toMatch(/^sandbox:\s+none$/m);
+    expect(set.stdout).toMatch(/^production:\s+20 requests\/s, burst 40$/m);
+    // Without --burst, the API's default: twice the rate (at least 1); `test` is sandbox, as for keys.
+    const half = await json(['partner', 'rate-limit', partner_id, '--env', 'test', '--rps', '0.5']);
+    expect(half.rate_limits).toEqual({ sandbox: { requests_per_second: 0.5, burst: 1 }, production: { requests_per_second: 20, burst: 40 } });
+    expect((await operator(app.url).call('GET', `/partners/${partner_id}`)).body.rate_limits).toEqual(half.rate_limits);
+
+    const removed = await json(['partner', 'rate-limit', partner_id, '--env', 'sandbox', '--none']);
+    expect(removed.rate_limits).toEqual({ sandbox: null, production: { requests_per_second: 20, burst: 40 } });
+
+    // Neither or both of --rps and --none, or a word for a number: refused before asking the API; nothing changes.
+    for (const args of [[], ['--rps', '5', '--none'], ['--none', '--burst', '3'], ['--rps', 'fast'], ['--rps', '5', '--burst', 'lots']]) {
+      const r = await cli(['partner', 'rate-limit', partner_id, '--env', 'production', ...args]);
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 1, stdout: '' });
+      expect(r.stderr).toMatch(/^error: (give --rps <n> \(and --burst <n> if wanted\), or --none|--(rps|burst) must be a number, not "\w+")\n/);
+    }
+    const tooSlow = await cli(['partner', 'rate-limit', partner_id, '--env', 'production', '--rps', '0']);
+    expect(tooSlow).toMatchObject({ code: 1, stdout: '' });
+    expect(tooSlow.stderr).toMatch(/^error invalid_request: .*\n {2}requests_per_second: /);
+    expect((await operator(app.url).call('GET', `/partners/${partner_id}`)).body.rate_limits).toEqual(removed.rate_limits);
+    const unknown = await cli(['partner', 'rate-limit', 'ptn_nope', '--env', 'sandbox', '--none']);
+    expect(unknown).toMatchObject({ code: 1, stdout: '' });
+    expect(unknown.stderr).toMatch(/^error not_found: /);
+  });
+
   it('when asked for help or given an unknown command, then commander answers (exit 0 / 1)', async () => {
     const help = await cli(['--help']);
     expect(help.code).toBe(0);
-    expect(help.stdout).toMatch(/partner[\s\S]*key[\s\S]*vocab[\s\S]*audit/);
+    expect(help.stdout).toMatch(/account[\s\S]*partner[\s\S]*key[\s\S]*vocab[\s\S]*audit/);
     const unknown = await cli(['partner', 'frobnicate']);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain("unknown command 'frobnicate'");

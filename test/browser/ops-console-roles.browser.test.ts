@@ -1,0 +1,281 @@
+import type { Browser, Page } from 'playwright-core';
+import { startTestApp, OPERATOR_TOKEN, type TestApp } from '../support/test-app';
+import { operator } from '../support/fixtures';
+import { client } from '../support/http';
+import { DESKTOP, launchBrowser, PHONE, screenshot, textSoon, visibleSoon, watchedPage } from '../support/browser';
+import { ManualClock } from '../../src/shared/clock';
+import { enqueueOutbound } from '../../src/domain/outbox/outbox';
+
+/** 13:30 in Sri Lanka on Saturday 21 November 2026. */
+const NOW = '2026-11-21T08:00:00Z';
+const TODAY = '2026-11-21';
+
+/**
+ * The operator console for named operators with roles: who is signed in is in the header, and the page offers only
+ * what the role may do (a viewer reads; a dispatcher dispatches; an admin also runs partners, rate limits and
+ * operators). An admin names operators from the page (the token shown once) and sets a partner's rate limits.
+ */
+describe('Operator console (/ops/): operators and roles', () => {
+  let app: TestApp;
+  let browser: Browser;
+  const clock = new ManualClock('2026-11-19T12:00:00Z');
+  const ops = () => operator(app.url);
+  let partner: Awaited<ReturnType<ReturnType<typeof operator>['partnerWithKeys']>>;
+  let job: Record<string, any>;
+  let failedMessageId: string;
+  let viewer: { operator_id: string; token: string };
+
+  /** Names an operator through the API with the bootstrap token. */
+  async function named(name: string, role: 'viewer' | 'dispatcher' | 'admin') {
+    const r = await ops().call('POST', '/operators', { body: { name, role } });
+    if (r.status !== 201) throw new Error(`createOperator ${r.status} ${r.text}`);
+    return r.body as { operator_id: string; token: string };
+  }
+  const asToken = (token: string) => ({ headers: { Authorization: `Bearer ${token}` } });
+
+  beforeAll(async () => {
+    // No outbox worker: the failed message below stays failed.
+    app = await startTestApp({ clock, outboxWorker: false });
+    await ops().vehicle('standard_car', { plate: 'CAB-4821', model: 'Axio', colour: 'white' });
+    await ops().driver('Sunil Fernando', '+94 77 123 4567');
+    partner = await ops().partnerWithKeys('Island Holidays');
+    const call = client(app.url);
+    const q = await call('POST', '/transfers/v1/quotes', {
+      key: partner.liveKey,
+      body: { pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: `${TODAY}T16:00:00+05:30`, passengers: { adults: 2, luggage: 2 } },
+    });
+    const b = await call('POST', '/transfers/v1/bookings', {
+      key: partner.liveKey,
+      body: { quote_id: q.body.quote_id, offer_id: q.body.offers[0].offer_id, partner_reference: 'IH-201', passenger: { first_name: 'Ayesha', last_name: 'Perera' }, passengers: { adults: 2, luggage: 2 }, flight_number: 'UL504' },
+    });
+    if (b.status !== 201) throw new Error(`booking ${b.status} ${b.text}`);
+    clock.set(NOW);
+    [job] = await ops().jobs({ booking_ref: b.body.booking_ref });
+    await ops().call('PUT', `/partners/${partner.partner_id}/vehicle-codes/SEDAN`, { body: { vehicle: 'standard_car' } });
+
+    // A marketplace call that failed: it waits for an operator.
+    const { id } = await enqueueOutbound(app.deps.db, { kind: 'brand_list', payload: {} }, new Date(NOW));
+    await app.db('outbox').where({ id }).update({ status: 'failed', attempts: 1, last_status: 503, last_error: 'marketplace answered 503' });
+    failedMessageId = String(id);
+
+    viewer = await named('Ravi Jayasuriya', 'viewer');
+    browser = await launchBrowser();
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await app?.close();
+  });
+
+  /** Signs in through the form with `token` and waits for the dispatch board. */
+  async function signIn(page: Page, token: string) {
+    await page.goto(`${app.url}/ops/`);
+    await page.fill('#token-input', token);
+    await page.click('#signin-form button[type="submit"]');
+    await visibleSoon(page.locator('#board-title'));
+    await textSoon(page.locator('#board-status'), /jobs?\b/);
+  }
+
+  /** The page as it is, at 1280×800 and at a phone width (where it must not scroll sideways). */
+  async function shots(page: Page, name: string) {
+    await screenshot(page, `${name}-desktop`);
+    await page.setViewportSize(PHONE);
+    await page.waitForTimeout(100);
+    await screenshot(page, `${name}-phone`, true);
+    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+    await page.setViewportSize(DESKTOP);
+    expect({ name, overflow }).toEqual({ name, overflow: 0 });
+  }
+
+  /** Whether any element matches and is shown. */
+  const shown = (page: Page, selector: string) => page.locator(selector).evaluateAll((els) => els.some((e) => (e as unknown as { offsetParent: unknown }).offsetParent !== null));
+  const links = (page: Page) => page.locator('#sections a').evaluateAll((els) => els.filter((a) => !(a as unknown as { hidden: boolean }).hidden).map((a) => a.textContent));
+
+  it('shows a viewer who is signed in, and none of what a viewer may not do: no audit log, no forms, no retries', async () => {
+    const w = await watchedPage(browser);
+    try {
+      await signIn(w.page, viewer.token);
+      await textSoon(w.page.locator('#whoami'), /Ravi Jayasuriya\s+viewer/);
+      await visibleSoon(w.page.locator('#sign-out'));
+      expect(await links(w.page)).toEqual(['Dispatch', 'Partners', 'Deliveries']);
+      // Hidden, not disabled: the audit log's and the operators' links are not on the page for a viewer.
+      expect(await w.page.locator('#sections a[href="#audit"]').getAttribute('hidden')).toBe('');
+      expect(await w.page.locator('#sections a[href="#operators"]').getAttribute('hidden')).toBe('');
+
+      // The board: a job's details, without the forms that act on it.
+      await w.page.click(`#unassigned [data-job="${job.job_id}"]`);
+      await textSoon(w.page.locator('#job-title'), new RegExp(`Job ${job.job_id}`));
+      await textSoon(w.page.locator('#job-panel'), /needs the dispatcher role; you are a viewer/);
+      for (const s of ['#assign-form', '#complete-job', '#no-show-form']) expect({ s, count: await w.page.locator(s).count() }).toEqual({ s, count: 0 });
+      await shots(w.page, 'ops-console-viewer-board');
+
+      // A partner: its keys, rate limits and vocabulary, read only.
+      await w.page.click('#sections a[href="#partners"]');
+      await w.page.click(`#partners-table a[href="#partners/${partner.partner_id}"]`);
+      await textSoon(w.page.locator('#partner-detail-title'), /Island Holidays/);
+      await textSoon(w.page.locator('#rate-table'), /Sandbox\s+No limit[\s\S]*Production\s+No limit/);
+      await textSoon(w.page.locator('#keys-table'), /svc_sk_test_/);
+      await textSoon(w.page.locator('#vocab-table'), /SEDAN/);
+      expect(await shown(w.page, '#partner-form')).toBe(false);
+      for (const s of ['#pause-toggle', '#key-form', '[data-revoke]', '#vocab-form', '#vocab-table button', '#rate-form']) {
+        expect({ s, count: await w.page.locator(s).count() }).toEqual({ s, count: 0 });
+      }
+      await shots(w.page, 'ops-console-viewer-partner');
+
+      // Deliveries: the failed message, without Retry or its attempts (they are in the audit log).
+      await w.page.click('#sections a[href="#deliveries"]');
+      const row = w.page.locator(`#deliveries-table tr[data-message="${failedMessageId}"]`);
+      await textSoon(row, /Marketplace: brand list[\s\S]*failed[\s\S]*503 marketplace answered 503/);
+      expect(await row.locator('button').count()).toBe(0);
+      await shots(w.page, 'ops-console-viewer-deliveries');
+
+      // The audit log's and the operators' addresses open the board instead.
+      for (const hash of ['#audit', '#operators']) {
+        await w.page.goto(`${app.url}/ops/${hash}`);
+        await visibleSoon(w.page.locator('#board-title'));
+        expect(await w.page.locator('#view-audit').isVisible()).toBe(false);
+        expect(await w.page.locator('#view-operators').isVisible()).toBe(false);
+      }
+      // The page never asked the API for what a viewer may not do.
+      const refused = (await ops().audit({ operator_id: viewer.operator_id, limit: '500' })).filter((e) => e.status === 403);
+      expect(refused).toEqual([]);
+      expect(w.outside(app.url)).toEqual([]);
+      expect(w.errors).toEqual([]);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it("shows the API's 403 in words when the page offers what the role may not do", async () => {
+    const w = await watchedPage(browser);
+    try {
+      // A page that believes the viewer is an admin (only GET /me is rewritten; every other call is the API's).
+      await w.page.route('**/ops/v1/me', (route) =>
+        route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ operator_id: viewer.operator_id, name: 'Ravi Jayasuriya', role: 'admin' }) }),
+      );
+      await signIn(w.page, viewer.token);
+      await w.page.click('#sections a[href="#partners"]');
+      await w.page.fill('#partner-name', 'Not Allowed Tours');
+      await w.page.click('#partner-form button[type="submit"]');
+      await textSoon(w.page.locator('#partner-form-status'), new RegExp(`Not allowed for your role: This needs the admin role; operator ${viewer.operator_id} is a viewer\\.`));
+      expect(await w.page.locator('#partner-form-status').getAttribute('role')).toBe('alert');
+      expect((await ops().call('GET', '/partners')).body.data.map((p: { name: string }) => p.name)).not.toContain('Not Allowed Tours');
+      await shots(w.page, 'ops-console-forbidden');
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('lets an admin name a dispatcher from the Operators panel: the token is shown once, works, and is refused once revoked', async () => {
+    const w = await watchedPage(browser);
+    await w.page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
+    const d = await watchedPage(browser);
+    try {
+      await signIn(w.page, OPERATOR_TOKEN);
+      await textSoon(w.page.locator('#whoami'), /Bootstrap admin \(OPERATOR_TOKEN\)\s+admin/);
+      expect(await links(w.page)).toEqual(['Dispatch', 'Partners', 'Deliveries', 'Audit log', 'Operators']);
+      await w.page.click('#sections a[href="#operators"]');
+      await textSoon(w.page.locator(`#operators-table tr[data-operator="${viewer.operator_id}"]`), /Ravi Jayasuriya[\s\S]*viewer[\s\S]*Bootstrap admin[\s\S]*active/);
+
+      await w.page.fill('#operator-name', 'Nimali Perera');
+      await w.page.selectOption('#operator-role', 'dispatcher');
+      await w.page.click('#operator-form button[type="submit"]');
+      await visibleSoon(w.page.locator('#new-operator-token'));
+      await textSoon(w.page.locator('#operator-form-status'), /Created Nimali Perera \(opr_[a-z0-9]+\), a dispatcher\./);
+      await textSoon(w.page.locator('#new-operator .warning'), /Copy this token now\. It is shown this once and cannot be retrieved again/);
+      const token = await w.page.locator('#new-operator-token').inputValue();
+      expect(token).toMatch(/^op_[A-Za-z0-9]{40}$/);
+      await w.page.click('#copy-token');
+      await textSoon(w.page.locator('#copy-token-status'), /Copied to the clipboard/);
+      expect(await w.page.evaluate('navigator.clipboard.readText()')).toBe(token);
+      const me = await client(app.url)('GET', '/ops/v1/me', asToken(token));
+      expect(me.body).toEqual({ operator_id: expect.stringMatching(/^opr_/), name: 'Nimali Perera', role: 'dispatcher' });
+      const row = w.page.locator(`#operators-table tr[data-operator="${me.body.operator_id}"]`);
+      await textSoon(row, /Nimali Perera[\s\S]*dispatcher[\s\S]*Bootstrap admin[\s\S]*active/);
+      await shots(w.page, 'ops-console-operators-new-token');
+
+      // Once hidden, or once the view is left, the token is not on the page any more.
+      await w.page.click('#token-done');
+      expect(await w.page.locator('#new-operator-token').count()).toBe(0);
+      expect(await w.page.content()).not.toContain(token);
+
+      // The dispatcher signs in with it: the audit log, the forms of the board, Retry; no partner forms, no operators.
+      await signIn(d.page, token);
+      await textSoon(d.page.locator('#whoami'), /Nimali Perera\s+dispatcher/);
+      expect(await links(d.page)).toEqual(['Dispatch', 'Partners', 'Deliveries', 'Audit log']);
+      await d.page.click(`#unassigned [data-job="${job.job_id}"]`);
+      await visibleSoon(d.page.locator('#assign-form'));
+      await visibleSoon(d.page.locator('#complete-job'));
+      await shots(d.page, 'ops-console-dispatcher-board');
+      await d.page.click('#sections a[href="#deliveries"]');
+      await visibleSoon(d.page.locator(`#deliveries-table [data-retry="${failedMessageId}"]`));
+      await d.page.goto(`${app.url}/ops/#partners/${partner.partner_id}`);
+      await textSoon(d.page.locator('#partner-detail-title'), /Island Holidays/);
+      expect(await shown(d.page, '#partner-form')).toBe(false);
+      for (const s of ['#pause-toggle', '#key-form', '#vocab-form', '#rate-form']) expect({ s, count: await d.page.locator(s).count() }).toEqual({ s, count: 0 });
+
+      // Revoked after a confirmation: its next request is refused, and its open console asks to sign in again.
+      await row.locator('[data-revoke-operator]').click();
+      await textSoon(row, /Revoke Nimali Perera\? Their token is refused from their next request/);
+      await shots(w.page, 'ops-console-operators-revoke');
+      await w.page.click('#confirm-revoke-operator');
+      await textSoon(w.page.locator('#operators-status'), new RegExp(`Nimali Perera \\(${me.body.operator_id}\\) is revoked\\.`));
+      await textSoon(row, /revoked \d+ Nov/);
+      expect(await row.locator('[data-revoke-operator]').count()).toBe(0);
+      expect((await client(app.url)('GET', '/ops/v1/me', asToken(token))).status).toBe(401);
+      await d.page.click('#sections a[href="#board"]');
+      await visibleSoon(d.page.locator('#signin-title'));
+      await textSoon(d.page.locator('#signin-status'), /no longer accepts this token/);
+      await shots(w.page, 'ops-console-operators');
+      expect(w.outside(app.url)).toEqual([]);
+      expect(w.errors).toEqual([]);
+    } finally {
+      await w.close();
+      await d.close();
+    }
+  });
+
+  it("lets an admin set and remove a partner's rate limit per environment, from the partner's view", async () => {
+    const w = await watchedPage(browser);
+    try {
+      const p = await ops().partner('Rate Limited Tours');
+      await signIn(w.page, OPERATOR_TOKEN);
+      await w.page.goto(`${app.url}/ops/#partners/${p.partner_id}`);
+      await textSoon(w.page.locator('#partner-detail-title'), /Rate Limited Tours/);
+      await textSoon(w.page.locator('#rate-table'), /Sandbox\s+No limit[\s\S]*Production\s+No limit/);
+      expect(await w.page.locator('#rate-none').isVisible()).toBe(false);
+
+      await w.page.selectOption('#rate-env', 'production');
+      await w.page.fill('#rate-rps', '20');
+      await w.page.fill('#rate-burst', '40');
+      await w.page.click('#rate-form button[type="submit"]');
+      await textSoon(w.page.locator('#partner-status'), /Production: 20 requests a second, bursts of up to 40, from the partner's next request\./);
+      await textSoon(w.page.locator('#rate-table tr[data-env="production"]'), /20 requests a second, bursts of up to 40/);
+      expect((await ops().call('GET', `/partners/${p.partner_id}`)).body.rate_limits).toEqual({ sandbox: null, production: { requests_per_second: 20, burst: 40 } });
+      // The form shows the environment just set, with its values.
+      expect(await w.page.locator('#rate-env').inputValue()).toBe('production');
+      expect(await w.page.locator('#rate-rps').inputValue()).toBe('20');
+
+      // Sandbox, half a request a second, burst left to the API (twice the rate, at least 1).
+      await w.page.selectOption('#rate-env', 'sandbox');
+      expect(await w.page.locator('#rate-rps').inputValue()).toBe('');
+      await w.page.fill('#rate-rps', '0.5');
+      await w.page.click('#rate-form button[type="submit"]');
+      await textSoon(w.page.locator('#partner-status'), /Sandbox: 0\.5 requests a second, bursts of up to 1,/);
+      expect((await ops().call('GET', `/partners/${p.partner_id}`)).body.rate_limits).toEqual({ sandbox: { requests_per_second: 0.5, burst: 1 }, production: { requests_per_second: 20, burst: 40 } });
+      await shots(w.page, 'ops-console-partner-rate-limits');
+
+      // Removed again: no limit in sandbox.
+      await w.page.click('#rate-none');
+      await textSoon(w.page.locator('#partner-status'), /Sandbox: no limit from the partner's next request\./);
+      await textSoon(w.page.locator('#rate-table tr[data-env="sandbox"]'), /No limit/);
+      expect((await ops().call('GET', `/partners/${p.partner_id}`)).body.rate_limits).toEqual({ sandbox: null, production: { requests_per_second: 20, burst: 40 } });
+      // Each change was the admin's request through the operator API, audited under the bootstrap operator.
+      const puts = await ops().audit({ path: `/ops/v1/partners/${p.partner_id}/rate-limit`, operator_id: 'bootstrap' });
+      expect(puts.map((e) => [e.method, e.status])).toEqual([['PUT', 200], ['PUT', 200], ['PUT', 200]]);
+      expect(w.outside(app.url)).toEqual([]);
+      expect(w.errors).toEqual([]);
+    } finally {
+      await w.close();
+    }
+  });
+});
