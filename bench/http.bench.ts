@@ -347,7 +347,7 @@ async function grow(
 ): Promise<DatabaseReport['growth']> {
   log(`\n  growth: seeding ${fmtInt(FULL_GROWTH.audit)} audit rows, ${fmtInt(FULL_GROWTH.quotes)} quotes (8 offers each), ${fmtInt(FULL_GROWTH.bookings)} bookings…`);
   // The seeding and the maintenance after it (a vacuum of millions of rows) take longer than the service's 15 s limit.
-  const config = loadConfig({ ...store.env, LOG_LEVEL: 'silent', NODE_ENV: 'production', DATABASE_STATEMENT_TIMEOUT_MS: '600000' });
+  const config = loadConfig({ ...store.env, LOG_LEVEL: 'silent', NODE_ENV: 'production', OPERATOR_TOKEN, DATABASE_STATEMENT_TIMEOUT_MS: '600000' });
   const knex = makeKnex(config);
   const t0 = Date.now();
   await seedGrowth(knex, partnerId, FULL_GROWTH, (line) => log(`  ${line}`));

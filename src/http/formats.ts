@@ -12,8 +12,9 @@ import { EARLIEST_DAY, isStorableDay, isStorableInstant, LATEST_DAY } from '../s
  *   - the instant lies in the years 0001 to 9999 in UTC, as written too (see shared/storable-time): no year 0000,
  *     and no local time whose offset carries it outside (9999-12-31T23:59:59-05:00 is year 10000 in UTC);
  *   - seconds 00 to 59: a leap second (23:59:60) is no Date in JavaScript, and the next minute in PostgreSQL;
- *   - at most 6 fractional digits: PostgreSQL keeps microseconds and rounds the rest (…59.9999995 is the next
- *     second, or year 10000); JavaScript keeps milliseconds of them;
+ *   - at most 9 fractional digits (nanoseconds, as Go's RFC3339Nano and Java's Instant write them); handlers read
+ *     milliseconds of them (a Date), and a value whose rounding to PostgreSQL's microseconds would reach year
+ *     10000 (…23:59:59.9999995Z) is out of range;
  *   - a UTC offset of Z, or ±HH:MM (±HHMM) up to ±15:59, PostgreSQL's limit (real zones span -12:00 to +14:00);
  *     not ±HH alone, which JavaScript cannot read;
  *   - T, t or a space between date and time (RFC 3339 §5.6), no other white space; and read as the same instant by
@@ -25,7 +26,7 @@ import { EARLIEST_DAY, isStorableDay, isStorableInstant, LATEST_DAY } from '../s
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:[Zz]|([+-])(\d{2}):?(\d{2}))$/;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DAYS = [0, 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-const MAX_FRACTION_DIGITS = 6;
+const MAX_FRACTION_DIGITS = 9;
 const MAX_OFFSET_HOURS = 15;
 
 const isLeapYear = (y: number) => y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
@@ -60,7 +61,8 @@ export function judgeDateTime(s: string): DateTimeVerdict {
   const fraction = m[7] ?? '';
   if (fraction.length > MAX_FRACTION_DIGITS) return 'fraction';
   const ms = utcMs(y, mo, d, h, mi, sec) + Number(fraction.padEnd(3, '0').slice(0, 3)) - offsetMs;
-  if (y === 0 || !isStorableInstant(ms)) return 'range';
+  // Past 6 digits PostgreSQL rounds: up to a whole millisecond more, at the last instant we hold.
+  if (y === 0 || !isStorableInstant(ms) || (fraction.length > 6 && !isStorableInstant(ms + 1))) return 'range';
   return new Date(s).getTime() === ms ? 'ok' : 'misread';
 }
 
@@ -83,7 +85,7 @@ export function dateTimeLimitMessage(value: unknown): string | undefined {
     case 'leap_second':
       return 'is a leap second (second 60), which cannot be stored: send 23:59:59 or the next minute';
     case 'fraction':
-      return `has more than ${MAX_FRACTION_DIGITS} fractional digits: send at most microseconds (e.g. 09:30:00.123456)`;
+      return `has more than ${MAX_FRACTION_DIGITS} fractional digits: send at most nanoseconds (e.g. 09:30:00.123456789)`;
     case 'offset':
       return `has a UTC offset beyond ±${MAX_OFFSET_HOURS}:59 (Sri Lankan time is +05:30)`;
     case 'misread':

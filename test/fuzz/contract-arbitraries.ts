@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import OpenAPIBackend from 'openapi-backend';
-import addFormats from 'ajv-formats';
 import { loadContract } from '../../src/http/surface';
+import { addContractFormats } from '../../src/http/formats';
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 type Schema = Record<string, any>;
@@ -48,7 +48,7 @@ export interface ContractOperation {
 }
 
 export async function contractOperations(file: string): Promise<ContractOperation[]> {
-  const api = new OpenAPIBackend({ definition: loadContract(file), strict: false, customizeAjv: (ajv) => (addFormats(ajv as never), ajv) });
+  const api = new OpenAPIBackend({ definition: loadContract(file), strict: false, customizeAjv: (ajv) => (addContractFormats(ajv as never), ajv) });
   await api.init();
   return api.getOperations().map((op: any) => {
     const params: any[] = op.parameters ?? [];
@@ -78,6 +78,61 @@ export const futureDateTime = (now: Date) =>
 export const futureLocal = (now: Date) =>
   fc.tuple(fc.integer({ min: -2, max: 400 }), fc.integer({ min: 0, max: 23 })).map(([d, h]) => `${new Date(now.getTime() + days(d)).toISOString().slice(0, 10)} ${pad(h)}:30:00`);
 
+// Every date and time the formats' syntax allows, and a little beyond: years 0000 to 9999 (their ends most often),
+// impossible days, hour 24, second 60, fractions of any length, every offset in every spelling.
+const pad4 = (n: number) => String(n).padStart(4, '0');
+const year = fc.oneof(fc.constantFrom(0, 1, 2, 1969, 1970, 2026, 9998, 9999), fc.integer({ min: 0, max: 9999 }));
+const month = fc.oneof(fc.constantFrom(1, 2, 12), fc.integer({ min: 1, max: 12 }), fc.constantFrom(0, 13));
+const day = fc.oneof(fc.constantFrom(1, 28, 29, 30, 31), fc.integer({ min: 1, max: 31 }), fc.constant(0));
+const hour = fc.oneof(fc.constantFrom(0, 23), fc.integer({ min: 0, max: 23 }), fc.constant(24));
+const minute = fc.oneof(fc.constantFrom(0, 59), fc.integer({ min: 0, max: 59 }), fc.constant(60));
+const second = fc.oneof(fc.constantFrom(0, 59, 60), fc.integer({ min: 0, max: 59 }));
+const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(...'0123456789'), minLength: min, maxLength: max });
+const fraction = fc.oneof(
+  { arbitrary: fc.constant(''), weight: 3 },
+  { arbitrary: digits(1, 12).map((d) => `.${d}`), weight: 3 },
+  fc.constantFrom('.999999', '.9999995', '.0000001', '.000000000'),
+  fc.integer({ min: 13, max: 3000 }).map((n) => `.${'9'.repeat(n)}`),
+);
+const offset = fc.oneof(
+  fc.constantFrom('Z', 'z', '+05:30', '-00:00', '+00:00', '+14:00', '-12:00', '+15:59', '-15:59', '+16:00', '+23:59', '-23:59', '+24:00', '+05', '+0530', '-0000', ''),
+  fc.tuple(fc.constantFrom('+', '-'), fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.constantFrom(':', ':', '')).map(([s, h, m, c]) => `${s}${pad(h)}${c}${pad(m)}`),
+);
+const ymd = fc.tuple(year, month, day).map(([y, m, d]) => `${pad4(y)}-${pad(m)}-${pad(d)}`);
+
+/** Any RFC 3339 date-time and its near misses: every year 0000–9999 (the ends of time most often), every offset. */
+export const anyDateTime = fc.oneof(
+  fc.tuple(ymd, fc.constantFrom('T', 'T', 't', ' '), hour, minute, second, fraction, offset).map(([d, sep, h, m, sec, f, o]) => `${d}${sep}${pad(h)}:${pad(m)}:${pad(sec)}${f}${o}`),
+  // Where local time and UTC fall in different years (or past the ends), and leap seconds.
+  fc.tuple(fc.constantFrom('0000-01-01T00', '0000-12-31T23', '0001-01-01T00', '0001-01-01T05', '9999-12-31T23', '9999-12-31T18', '2016-12-31T23', '2026-12-31T23', '2027-01-01T05'), fc.constantFrom(':00:00', ':29:59', ':59:59', ':59:60', ':29:60'), fraction, offset).map((p) => p.join('')),
+);
+
+/** Any RFC 3339 full-date and its near misses, every year 0000–9999. */
+export const anyDate = fc.oneof(ymd, fc.constantFrom('0000-01-01', '0001-01-01', '0001-01-02', '9999-12-30', '9999-12-31', '2026-02-29', '2028-02-29', '2026-12-01'));
+
+/** Any local "YYYY-MM-DD HH:MM:SS" the marketplace's pattern lets through, every year 0000–9999. */
+export const anyLocal = fc.oneof(
+  fc.tuple(ymd, hour, minute, second).map(([d, h, m, sec]) => `${d} ${pad(h)}:${pad(m)}:${pad(sec)}`),
+  fc.tuple(fc.constantFrom('0000-01-01', '0001-01-01', '0001-01-02', '9999-12-30', '9999-12-31'), fc.constantFrom('00:00:00', '05:29:59', '05:30:00', '18:29:59', '23:59:59')).map(([d, t]) => `${d} ${t}`),
+);
+
+/** Integers at and beyond the database's ranges (int2, int4, int8, exact doubles), both signs. */
+const integerEdges = [0, -0, 1, -1, 32767, 32768, -32768, -32769, 65536, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), -(2 ** 31) - 1, 2 ** 32, 2 ** 53 - 1, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), 2 ** 63, -(2 ** 63), 2 ** 64, 1e20, 1e21, 1e100, 1e308, -1e308, Number.MAX_VALUE];
+/** Numbers at the ends of doubles: huge, tiny, subnormal, negative zero. */
+const numberEdges = [...integerEdges, 0.5, -0.5, 0.1, 1e-7, 1e-320, 5e-324, -5e-324, 2 ** 53 + 1];
+const within = (values: number[], schema: Schema) =>
+  values.filter(
+    (v) =>
+      (schema.minimum === undefined || v >= schema.minimum) &&
+      (schema.maximum === undefined || v <= schema.maximum) &&
+      (schema.exclusiveMinimum === undefined || v > schema.exclusiveMinimum) &&
+      (schema.exclusiveMaximum === undefined || v < schema.exclusiveMaximum),
+  );
+
+/** Text the text policy lets through: every plane, joiners, combining marks, right-to-left, BOM, controls. */
+const unicodeEdge = fc.constantFrom('😀', '👩\u200d👩\u200d👧\u200d👦', 'e\u0301', '\u202e', '\ufeff', '\uffff', '\u{10ffff}', '\u200b', 'ß', 'İ', 'ﷺ', '𝕏', '\u00a0', '\r\n', '\t', '\\', '"', "'", '%', '_', '\u007f', '\u0085', '\u2028');
+const edgeText = fc.array(fc.oneof(unicodeEdge, fc.string({ unit: 'grapheme', maxLength: 4 })), { minLength: 1, maxLength: 20 }).map((a) => a.join(''));
+
 /** Values that make sense for a field of this name: real places, our fleet codes, bookable dates, pooled ids. */
 export function hints(pools: Pools, now: Date): Record<string, fc.Arbitrary<unknown>> {
   const pooled = (name: string, fallback: fc.Arbitrary<unknown>) => fc.oneof(fallback, fc.constant(null).chain(() => (pools.get(name).length ? fc.constantFrom(...pools.get(name)) : fallback)));
@@ -85,8 +140,8 @@ export function hints(pools: Pools, now: Date): Record<string, fc.Arbitrary<unkn
   return {
     name: fc.oneof(fc.constantFrom('Kandy', 'Galle', 'Colombo', 'Ella', 'Sigiriya', 'Negombo', 'Cinnamon Grand, 77 Galle Road, Colombo 03', 'Bandaranaike International Airport'), fc.string({ minLength: 1, maxLength: 30 })),
     iata: fc.constantFrom('CMB', 'HRI', 'JAF', 'XXX', 'cmb'),
-    pickup_datetime: futureDateTime(now),
-    date: futureLocal(now),
+    pickup_datetime: fc.oneof({ arbitrary: futureDateTime(now), weight: 3 }, { arbitrary: anyDateTime, weight: 1 }),
+    date: fc.oneof({ arbitrary: futureLocal(now), weight: 3 }, { arbitrary: anyLocal, weight: 1 }),
     vehicle_id: pooled('vehicle_id', fleet),
     vehicle: fleet,
     offer_id: pooled('offer_id', fc.stringMatching(/^[0-9a-f]{32}$/)),
@@ -97,41 +152,80 @@ export function hints(pools: Pools, now: Date): Record<string, fc.Arbitrary<unkn
     order_id: pooled('order_id', fc.stringMatching(/^[A-Z0-9-]{4,20}$/)),
     price_mark: pooled('price_mark', fc.stringMatching(/^pm_[0-9a-f]{32}$/)),
     outbox_id: pooled('outbox_id', fc.integer({ min: 1, max: 200 }).map(String)),
-    price: fc.oneof(fc.constantFrom('150.00', '35.50', '9999.99'), fc.integer({ min: 1, max: 99999 }).map((n) => (n / 100).toFixed(2))),
+    // Mostly prices we would accept; now and then any the pattern takes, up to its maxLength and past it.
+    price: fc.oneof(
+      { arbitrary: fc.constantFrom('150.00', '35.50', '9999.99'), weight: 2 },
+      { arbitrary: fc.integer({ min: 1, max: 99999 }).map((n) => (n / 100).toFixed(2)), weight: 2 },
+      fc.constantFrom('0.00', '999999999.99', '90071992547409.91', '99999999999999.99', `${'9'.repeat(30)}.00`),
+      fc.stringMatching(/^\d{1,30}\.\d{2}$/),
+    ),
   };
 }
 
-/** A value the schema accepts (or nearly: fields with hints take the hint). */
-export function valid(schema: Schema | undefined, h: Record<string, fc.Arbitrary<unknown>>, name?: string, depth = 0): fc.Arbitrary<unknown> {
+/**
+ * A value the schema accepts (or nearly: fields with hints take the hint, and dates and times reach past the years
+ * the formats take). Numbers and strings reach the ends of what the contract allows: integers at and past int4 and
+ * int8 where it sets no maximum, 1e308, -0, strings of `longest` characters where it sets no maxLength (a body's;
+ * URLs and headers pass less, their limits are the server's), strings of exactly maxLength in any plane, arrays
+ * empty and full, empty objects.
+ */
+export function valid(schema: Schema | undefined, h: Record<string, fc.Arbitrary<unknown>>, name?: string, depth = 0, longest = 20_000): fc.Arbitrary<unknown> {
   if (!schema) return fc.constant(undefined);
+  if (schema.format === 'date') return fc.oneof(anyDate, h.pickup_datetime.map((s) => String(s).slice(0, 10)));
   if (name && h[name] && !['object', 'array'].includes(schema.type)) return h[name];
   if (schema.enum) return fc.constantFrom(...(schema.enum as unknown[]).filter((v) => v !== null));
   const alternatives = schema.oneOf ?? schema.anyOf;
-  if (alternatives) return fc.oneof(...(alternatives as Schema[]).map((s) => valid(s, h, name, depth)));
+  if (alternatives) return fc.oneof(...(alternatives as Schema[]).map((s) => valid(s, h, name, depth, longest)));
   switch (schema.type) {
     case 'object': {
       const props: Record<string, Schema> = schema.properties ?? {};
       const required: string[] = schema.required ?? [];
-      const model = Object.fromEntries(Object.entries(props).map(([k, s]) => [k, valid(s, h, k, depth + 1)]));
+      const model = Object.fromEntries(Object.entries(props).map(([k, s]) => [k, valid(s, h, k, depth + 1, longest)]));
       if (!Object.keys(model).length) return fc.constant({});
-      return fc.record(model, { requiredKeys: required.filter((k) => k in model) }).filter((o) => Object.keys(o).length >= (schema.minProperties ?? 0));
+      const record = fc.record(model, { requiredKeys: required.filter((k) => k in model) }).filter((o) => Object.keys(o).length >= (schema.minProperties ?? 0));
+      // Now and then the emptiest object the schema takes.
+      return required.length || schema.minProperties ? record : fc.oneof({ arbitrary: record, weight: 5 }, fc.constant({}));
     }
-    case 'array':
-      return fc.array(valid(schema.items, h, undefined, depth + 1), { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 4, 4) });
-    case 'integer':
-      return fc.integer({ min: schema.minimum ?? -1000, max: Math.min(schema.maximum ?? 1000, 1000) });
-    case 'number':
-      return fc.double({ min: schema.minimum ?? -1000, max: schema.maximum ?? 1000, noNaN: true, noDefaultInfinity: true });
+    case 'array': {
+      const items = valid(schema.items, h, undefined, depth + 1, longest);
+      const few = fc.array(items, { minLength: schema.minItems ?? 0, maxLength: Math.min(schema.maxItems ?? 4, 4) });
+      // Empty where allowed, and as long as allowed (200 items where there is no maxItems).
+      const most = Math.max(schema.minItems ?? 0, Math.min(schema.maxItems ?? 200, 200));
+      return fc.oneof({ arbitrary: few, weight: 8 }, ...(schema.minItems ? [] : [fc.constant([])]), fc.array(items, { minLength: most, maxLength: most }));
+    }
+    case 'integer': {
+      const small = fc.integer({ min: Math.max(schema.minimum ?? -1000, -1000), max: Math.min(schema.maximum ?? 1000, 1000) });
+      const edges = within([...integerEdges, schema.minimum, schema.maximum].filter((v): v is number => typeof v === 'number'), schema);
+      const wide = fc.integer({ min: Math.max(schema.minimum ?? Number.MIN_SAFE_INTEGER, Number.MIN_SAFE_INTEGER), max: Math.min(schema.maximum ?? Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER) });
+      return fc.oneof({ arbitrary: small, weight: 6 }, ...(edges.length ? [fc.constantFrom(...edges)] : []), wide);
+    }
+    case 'number': {
+      const usual = fc.double({ min: schema.minimum ?? -1000, max: schema.maximum ?? 1000, noNaN: true, noDefaultInfinity: true });
+      const edges = within([...numberEdges, schema.minimum, schema.maximum].filter((v): v is number => typeof v === 'number'), schema);
+      const wide = fc.double({ min: schema.minimum ?? -Number.MAX_VALUE, max: schema.maximum ?? Number.MAX_VALUE, noNaN: true, noDefaultInfinity: true });
+      return fc.oneof({ arbitrary: usual, weight: 6 }, ...(edges.length ? [fc.constantFrom(...edges)] : []), wide);
+    }
     case 'boolean':
       return fc.boolean();
     case 'string': {
-      if (schema.format === 'date-time') return h.pickup_datetime;
+      if (schema.format === 'date-time') return fc.oneof(h.pickup_datetime, anyDateTime);
       if (schema.format === 'email') return fc.emailAddress();
       if (schema.pattern) {
         const max = schema.maxLength ?? 40;
         return fc.stringMatching(new RegExp(schema.pattern)).filter((s) => s.length >= (schema.minLength ?? 0) && s.length <= max);
       }
-      return fc.string({ minLength: schema.minLength ?? 0, maxLength: Math.min(schema.maxLength ?? 40, 40) });
+      const min = schema.minLength ?? 0;
+      const max = Math.min(schema.maxLength ?? longest, longest);
+      const short = fc.string({ minLength: min, maxLength: Math.min(max, 40) });
+      // As long as allowed (ajv counts code points): ASCII, two-byte, and characters outside the BMP.
+      const full = fc.constantFrom('x', 'é', '😀', '\u{10ffff}').map((c) => c.repeat(max));
+      // Unicode edge cases, cut or padded to the lengths allowed.
+      const edgy = edgeText.map((t) => {
+        const chars = [...t];
+        while (chars.length < min) chars.push('é');
+        return chars.slice(0, max).join('');
+      });
+      return fc.oneof({ arbitrary: short, weight: 6 }, full, edgy, fc.string({ unit: 'binary', minLength: min, maxLength: Math.max(min, Math.min(max, 200)) }));
     }
     default:
       return fc.jsonValue({ maxDepth: 2 });
@@ -183,8 +277,8 @@ export const nastyString = fc.oneof(
   fc.integer({ min: 1000, max: 70_000 }).map((n) => 'x'.repeat(n)),
 );
 
-export const nastyNumber = fc.constantFrom(1e308, -1e308, -0, 2 ** 53 + 1, -(2 ** 53) - 1, 0.5, -1, 0, 1e-320, Number.MAX_SAFE_INTEGER, 4294967296, 65536);
-export const nastyDate = fc.constantFrom('2026-02-30T10:00:00+05:30', '2026-13-01T10:00:00+05:30', '2026-12-01T25:61:00+05:30', '2026-12-01T10:00:00+25:00', '2026-12-01T10:00:00', '2026-12-01', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '2026-12-01 10:00:00', '2026-02-29 10:00:00', 'yesterday');
+export const nastyNumber = fc.constantFrom(...numberEdges, -(2 ** 53) - 1, Number.MAX_SAFE_INTEGER, 4294967296);
+export const nastyDate = fc.oneof(anyDateTime, anyDate, anyLocal, fc.constantFrom('2026-02-30T10:00:00+05:30', '2026-13-01T10:00:00+05:30', '2026-12-01T25:61:00+05:30', '2026-12-01T10:00:00+25:00', '2026-12-01T10:00:00', '2026-12-01', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '2026-12-01 10:00:00', '2026-02-29 10:00:00', 'yesterday'));
 const anyJson = fc.oneof(fc.constant(null), fc.boolean(), nastyNumber, nastyString, fc.constant([]), fc.constant({}), fc.jsonValue({ maxDepth: 3 }));
 
 export type Mutation =

@@ -4,9 +4,12 @@
  * For each case fast-check picks an operation of the transfers API, the operator API or the marketplace surface
  * (supplier calls correctly signed, callbacks with the valid token), builds a request the contract accepts (with
  * hints so that requests reach past "not found": real places, our fleet codes, bookable dates, ids seen in earlier
- * answers), then maybe breaks it: a wrong type, a missing or extra field, NUL, lone surrogates, every Unicode plane,
- * huge strings, 1e308, -0, 2^53+1, impossible dates and offsets, deep nesting, raw non-JSON or non-UTF-8 bodies,
- * wrong content types, odd methods and paths, missing credentials. Every answer must hold these properties:
+ * answers; and out to the ends of what the contract allows, which the database must hold too: date-times of every
+ * year 0000–9999 with every offset and fractions of any length, integers at and past int4 and int8, 1e308, -0,
+ * strings as long as allowed in any plane, empty and full arrays, empty objects), then maybe breaks it: a wrong type,
+ * a missing or extra field, NUL, lone surrogates, every Unicode plane, huge strings, 1e308, -0, 2^53+1, impossible
+ * dates and offsets, deep nesting, raw non-JSON or non-UTF-8 bodies, wrong content types, odd methods and paths,
+ * missing credentials. Every answer must hold these properties:
  *
  *   - no 5xx; every response has its X-Request-Id;
  *   - every error is in its surface's envelope with a documented code;
@@ -73,6 +76,16 @@ interface Case {
   auth: 'good' | 'live' | 'none' | 'wrong';
 }
 
+/** The JSON object a request sent, or {}. */
+const sentObject = (bytes: Buffer | undefined): Record<string, unknown> => {
+  try {
+    const v: unknown = bytes ? JSON.parse(bytes.toString('utf8')) : undefined;
+    return v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+};
+
 const safeSegment = (v: unknown) => {
   const s = String(v);
   try {
@@ -128,9 +141,10 @@ describe('Fuzzing every surface from its contract', () => {
   function targetCase(target: Target, h: ReturnType<typeof hints>): fc.Arbitrary<Case> {
     const parts = {
       target: fc.constant(target),
-      params: fc.record(Object.fromEntries(target.op.pathParams.map((p) => [p.name, valid(p.schema, h, p.name)]))),
-      query: fc.record(Object.fromEntries(target.op.queryParams.map((p) => [p.name, valid(p.schema, h, p.name)])), { requiredKeys: [] }),
-      headers: fc.record(Object.fromEntries(target.op.headerParams.map((p) => [p.name, valid(p.schema, h, p.name)])), { requiredKeys: [] }),
+      // Parameters travel in the URL and headers, whose sizes the server limits: long, not as long as a body's.
+      params: fc.record(Object.fromEntries(target.op.pathParams.map((p) => [p.name, valid(p.schema, h, p.name, 0, 1000)]))),
+      query: fc.record(Object.fromEntries(target.op.queryParams.map((p) => [p.name, valid(p.schema, h, p.name, 0, 1000)])), { requiredKeys: [] }),
+      headers: fc.record(Object.fromEntries(target.op.headerParams.map((p) => [p.name, valid(p.schema, h, p.name, 0, 1000)])), { requiredKeys: [] }),
       body: target.op.body ? valid(target.op.body, h) : fc.constant(undefined),
     };
     const clean = fc.record({ ...parts, mutation: fc.constant({ kind: 'none' as const }), raw: fc.constant(null), method: fc.constant(null), suffix: fc.constant(null), nastyParam: fc.constant(null), auth: fc.constant('good' as const) });
@@ -261,7 +275,8 @@ describe('Fuzzing every surface from its contract', () => {
       if (r.status >= 400) expect({ where, tables: await businessCounts() }).toEqual({ where, tables: counts });
       else {
         pools.harvest(r.body, POOLED);
-        if (c.target.op.operationId === 'createOrder' && r.body?.order_id) knownOrders.set(r.body.order_id, sampleMarketplaceOrder(r.body.order_id));
+        // The marketplace's record of an order is what was sent (dates, prices and all), for callbacks to re-fetch.
+        if (c.target.op.operationId === 'createOrder' && r.body?.order_id) knownOrders.set(r.body.order_id, { ...sampleMarketplaceOrder(r.body.order_id), ...sentObject(req.bytes), order_id: r.body.order_id, state: 'new' });
         if (c.target.op.operationId === 'listOutbox') for (const m of r.body?.data ?? []) pools.add('outbox_id', m.id);
         counts = await businessCounts();
       }

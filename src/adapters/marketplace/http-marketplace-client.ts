@@ -221,7 +221,8 @@ const truncate = (text: string) => (text.length > MAX_AUDITED_TEXT ? `${text.sli
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isInt = (v: unknown): v is number => Number.isInteger(v);
 const LOCAL_DATETIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
-const MONEY = /^\d+\.\d{2}$/;
+/** As contracts/marketplace-outbound.yaml bounds Money: at most 999999999.99, so the amount in cents stays exact. */
+const MONEY = /^\d{1,9}\.\d{2}$/;
 const ORDER_STATES = new Set(['new', 'confirmed', 'declined', 'changed', 'cancelled', 'completed', 'no_show']);
 
 function isOk(b: unknown): b is OkResponse {

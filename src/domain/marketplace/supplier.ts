@@ -9,6 +9,7 @@ import { withinCapacity, type FreeClasses } from '../quotes/create-quote';
 import { hex32 } from '../../shared/ids';
 import { AppError, invalidRequest } from '../../shared/errors';
 import { formatLocal, parseLocal } from './local-time';
+import { EARLIEST_DAY, LATEST_DAY } from '../../shared/storable-time';
 import titles from './fleet-titles.json';
 
 export interface SupplierCtx {
@@ -40,7 +41,7 @@ export const seatsNeeded = (s: Pick<SearchInput, 'adults' | 'children' | 'infant
 
 export function pickupAtOf(s: Pick<SearchInput, 'date'>): Date {
   const at = parseLocal(s.date);
-  if (!at) throw invalidRequest(`invalid request: date ${s.date} is not a valid YYYY-MM-DD HH:MM:SS`, [{ field: 'date', message: 'is not a valid date' }]);
+  if (!at) throw invalidRequest(`invalid request: date ${s.date} is not a valid YYYY-MM-DD HH:MM:SS on a day from ${EARLIEST_DAY} to ${LATEST_DAY}`, [{ field: 'date', message: 'is not a valid date' }]);
   return at;
 }
 

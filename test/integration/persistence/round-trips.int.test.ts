@@ -57,6 +57,19 @@ describe('Round trips to the database per request', () => {
     expect(read.statements).toHaveLength(2);
   });
 
+  it('when the partner has a rate limit, then the quote still makes one statement: its token is taken in it', async () => {
+    const limited = await operator(app.url).partnerWithKeys('Round Trip Limited');
+    await operator(app.url).call('PUT', `/partners/${limited.partner_id}/rate-limit`, { body: { env: 'production', requests_per_second: 50, burst: 100 } });
+    await call('GET', '/transfers/v1/ping', { key: limited.liveKey }); // the instance meets the key and its limit
+    await call('POST', '/transfers/v1/quotes', { key: limited.liveKey, body: quoteBody });
+    const quote = await counted(() => call('POST', '/transfers/v1/quotes', { key: limited.liveKey, body: quoteBody }));
+    expect(quote.result.status).toBe(200);
+    expect(quote.statements).toHaveLength(1);
+    // … and it took its token: ping, two quotes.
+    const [bucket] = await app.db('rate_buckets').where({ scope: `partner:${limited.partner_id}:production` });
+    expect(bucket.tokens).toBeCloseTo(97, 0);
+  });
+
   it('when the offer was quoted by another instance, then the booking reads its facts first: 2 statements, and its replay 2', async () => {
     const other = await startTestApp({ db: { db: app.db, schema: app.schema, drop: async () => undefined }, env: MARKETPLACE_ENV, outboxWorker: false });
     try {

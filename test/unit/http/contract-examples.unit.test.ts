@@ -1,6 +1,6 @@
 import OpenAPIBackend from 'openapi-backend';
-import addFormats from 'ajv-formats';
 import { loadContract } from '../../../src/http/surface';
+import { addContractFormats } from '../../../src/http/formats';
 
 type Json = Record<string, any>;
 
@@ -29,7 +29,7 @@ function responseExamples(definition: Json) {
 describe.each(['transfers-v1.yaml', 'ops-v1.yaml', 'marketplace-inbound.yaml', 'marketplace-outbound.yaml', 'console.yaml', 'ops-console.yaml'])('Examples in %s', (file) => {
   let api: OpenAPIBackend;
   beforeAll(async () => {
-    api = new OpenAPIBackend({ definition: loadContract(file), strict: true, customizeAjv: (ajv) => (addFormats(ajv as never), ajv) });
+    api = new OpenAPIBackend({ definition: loadContract(file), strict: true, customizeAjv: (ajv) => (addContractFormats(ajv as never), ajv) });
     await api.init();
   });
 
