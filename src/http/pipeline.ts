@@ -303,8 +303,9 @@ export function pipeline(surface: Surface, deps: Deps) {
         operatorId: ctx.operator?.operatorId ?? null,
         traceId: ctx.traceId ?? null,
       };
-      // A refusal commits nothing but its audit row.
-      const write = s.status === 429 ? undefined : combine(s.write, ...ctx.owed, surface.owedAtCommit?.(ctx));
+      // A 429 commits nothing but its audit row, and the assertion that the caller's credentials are as it knew them:
+      // a limit an operator changed meanwhile is then read afresh (the request runs again) instead of refused on.
+      const write = s.status === 429 ? surface.owedAtCommit?.(ctx, true) : combine(s.write, ...ctx.owed, surface.owedAtCommit?.(ctx, false));
       try {
         const tx = ctx.transaction;
         if (tx) {

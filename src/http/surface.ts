@@ -40,8 +40,11 @@ export interface SurfaceOptions {
   commonHeaders?(ctx: RequestContext | undefined): Record<string, string>;
   /** Adds surface-wide fields (e.g. `env`) to every JSON object body before it is validated and sent. */
   decorate?(ctx: RequestContext, body: unknown): unknown;
-  /** What every request of the surface commits with its audit row, as it stands at commit time. */
-  owedAtCommit?(ctx: RequestContext): Write | undefined;
+  /**
+   * What every request of the surface commits with its audit row, as it stands at commit time. `refused`: the
+   * request is answered 429 and commits nothing else (but may still assert that its credentials are current).
+   */
+  owedAtCommit?(ctx: RequestContext, refused: boolean): Write | undefined;
   /** Runs after authentication and validation, before the operation: an answer here replaces the operation's. */
   intercept?(ctx: RequestContext): Promise<HandlerResult | undefined>;
   /**
@@ -137,7 +140,7 @@ export interface Surface {
   api: OpenAPIBackend;
   errorResult(ctx: RequestContext | undefined, err: AppError): HandlerResult;
   commonHeaders?(ctx: RequestContext | undefined): Record<string, string>;
-  owedAtCommit?(ctx: RequestContext): Write | undefined;
+  owedAtCommit?(ctx: RequestContext, refused: boolean): Write | undefined;
   rateLimitedAtCommit?(ctx: RequestContext, retryAfterSeconds: number): AppError;
   /**
    * Answers one request: route, authenticate, then (only then) judge the body and parameters under the text

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, OPERATOR_TOKEN, type TestApp } from '../support/test-app';
 import { operator } from '../support/fixtures';
 import { client } from '../support/http';
-import { DESKTOP, launchBrowser, PHONE, screenshot, textSoon, visibleSoon, watchedPage } from '../support/browser';
+import { launchBrowser, shotsAtBothSizes, signInToConsole, textSoon, visibleSoon, watchedPage } from '../support/browser';
 import { ManualClock } from '../../src/shared/clock';
 import { enqueueOutbound } from '../../src/domain/outbox/outbox';
 
@@ -66,24 +66,11 @@ describe('Operator console (/ops/): operators and roles', () => {
     await app?.close();
   });
 
-  /** Signs in through the form with `token` and waits for the dispatch board. */
-  async function signIn(page: Page, token: string) {
-    await page.goto(`${app.url}/ops/`);
-    await page.fill('#token-input', token);
-    await page.click('#signin-form button[type="submit"]');
-    await visibleSoon(page.locator('#board-title'));
-    await textSoon(page.locator('#board-status'), /jobs?\b/);
-  }
+  const signIn = (page: Page, token: string) => signInToConsole(page, app.url, token);
 
-  /** The page as it is, at 1280×800 and at a phone width (where it must not scroll sideways). */
+  /** The page at both sizes (test-artifacts/); at a phone's width it must not scroll sideways. */
   async function shots(page: Page, name: string) {
-    await screenshot(page, `${name}-desktop`);
-    await page.setViewportSize(PHONE);
-    await page.waitForTimeout(100);
-    await screenshot(page, `${name}-phone`, true);
-    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
-    await page.setViewportSize(DESKTOP);
-    expect({ name, overflow }).toEqual({ name, overflow: 0 });
+    expect({ name, overflow: await shotsAtBothSizes(page, name) }).toEqual({ name, overflow: 0 });
   }
 
   /** Whether any element matches and is shown. */

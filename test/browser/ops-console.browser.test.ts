@@ -3,7 +3,7 @@ import { startTestApp, OPERATOR_TOKEN, type TestApp } from '../support/test-app'
 import { operator } from '../support/fixtures';
 import { client } from '../support/http';
 import { MARKETPLACE_ENV } from '../support/marketplace';
-import { DESKTOP, evaluateSoon, launchBrowser, PHONE, screenshot, textSoon, visibleSoon, watchedPage } from '../support/browser';
+import { evaluateSoon, launchBrowser, shotsAtBothSizes, signInToConsole, textSoon, visibleSoon, watchedPage } from '../support/browser';
 import { ManualClock } from '../../src/shared/clock';
 import { startMarketplaceSim, type RunningMarketplaceSim } from '../../simulators/marketplace/app';
 import { sampleMarketplaceOrder } from '../../harness/fixtures/marketplace-orders';
@@ -152,24 +152,11 @@ describe('Operator console (/ops/) in a browser', () => {
 
   const consoleUrl = () => `${app.url}/ops/`;
 
-  /** Signs in through the form and waits for the dispatch board. */
-  async function signIn(page: Page, base = app.url) {
-    await page.goto(`${base}/ops/`);
-    await page.fill('#token-input', OPERATOR_TOKEN);
-    await page.click('#signin-form button[type="submit"]');
-    await visibleSoon(page.locator('#board-title'));
-    await textSoon(page.locator('#board-status'), /jobs?\b/);
-  }
+  const signIn = (page: Page, base = app.url) => signInToConsole(page, base, OPERATOR_TOKEN);
 
-  /** The page as it is, at 1280×800 and at a phone width (where it must not scroll sideways). */
+  /** The page at both sizes (test-artifacts/); at a phone's width it must not scroll sideways. */
   async function shots(page: Page, name: string) {
-    await screenshot(page, `${name}-desktop`);
-    await page.setViewportSize(PHONE);
-    await page.waitForTimeout(100);
-    await screenshot(page, `${name}-phone`, true);
-    const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
-    await page.setViewportSize(DESKTOP);
-    expect({ name, overflow }).toEqual({ name, overflow: 0 });
+    expect({ name, overflow: await shotsAtBothSizes(page, name) }).toEqual({ name, overflow: 0 });
   }
 
   it('signs in: a wrong token gets the API\'s own 401; the right one is kept in this tab\'s session only, and signing out forgets it', async () => {

@@ -219,8 +219,14 @@ describe('Fuzzing every surface from its contract', () => {
 
   /** Several bookings of one offer at once, with different keys and references: at most one 201. */
   async function race(): Promise<string | null> {
-    // The fuzzing may have paused the partner (operator pause or its sandbox helper): undo both first.
+    // The fuzzing may have paused the partner (operator pause or its sandbox helper) or limited its rate: undo all first.
     await send({ method: 'POST', path: `/ops/v1/partners/${partner.partner_id}/resume`, headers: { Authorization: `Bearer ${OPERATOR_TOKEN}` } });
+    await send({
+      method: 'PUT',
+      path: `/ops/v1/partners/${partner.partner_id}/rate-limit`,
+      headers: { Authorization: `Bearer ${OPERATOR_TOKEN}`, 'Content-Type': 'application/json' },
+      bytes: Buffer.from(JSON.stringify({ env: 'sandbox', requests_per_second: null })),
+    });
     await send({ method: 'POST', path: '/transfers/v1/test_helpers/account/resume', headers: { Authorization: `Bearer ${partner.testKey}` } });
     const q = await send({
       method: 'POST',

@@ -78,3 +78,26 @@ export async function evaluateSoon<T>(page: Page, expression: string, done: (val
     await new Promise((r) => setTimeout(r, 50));
   }
 }
+
+/** Signs in to the operator console at `base` with `token` through its form and waits for the dispatch board. */
+export async function signInToConsole(page: Page, base: string, token: string): Promise<void> {
+  await page.goto(`${base}/ops/`);
+  await page.fill('#token-input', token);
+  await page.click('#signin-form button[type="submit"]');
+  await visibleSoon(page.locator('#board-title'));
+  await textSoon(page.locator('#board-status'), /jobs?\b/);
+}
+
+/**
+ * The page as it is, at 1280×800 and at a phone width, saved as `<name>-desktop.png` and `<name>-phone.png`; returns
+ * how far the phone-width page scrolls sideways (it must not).
+ */
+export async function shotsAtBothSizes(page: Page, name: string): Promise<number> {
+  await screenshot(page, `${name}-desktop`);
+  await page.setViewportSize(PHONE);
+  await page.waitForTimeout(100);
+  await screenshot(page, `${name}-phone`, true);
+  const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
+  await page.setViewportSize(DESKTOP);
+  return overflow;
+}

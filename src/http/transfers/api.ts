@@ -63,10 +63,11 @@ export function createTransfersSurface(deps: Deps) {
       },
       // Whatever the request did, it commits only if its key is still unrevoked and its partner as it knew it, and
       // (when the partner has a limit) if its bucket had a token: one statement, on whichever instance.
-      owedAtCommit: (ctx) => {
+      owedAtCommit: (ctx, refused) => {
         const p = ctx.partner;
         if (!p) return undefined;
-        return keyStillValid(p.keyId, p.authVersion, p.rateLimit && { scope: bucketOf(ctx), limit: p.rateLimit, now: deps.clock.now() });
+        const bucket = p.rateLimit && !refused ? { scope: bucketOf(ctx), limit: p.rateLimit, now: deps.clock.now() } : undefined;
+        return keyStillValid(p.keyId, p.authVersion, bucket);
       },
       rateLimitedAtCommit: (ctx, seconds) => {
         deps.limits.emptyPartners.remember(bucketOf(ctx), deps.clock.now().getTime() + seconds * 1000);

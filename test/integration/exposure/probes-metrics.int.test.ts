@@ -1,6 +1,5 @@
-import { Writable } from 'node:stream';
 import { ManualClock } from '../../../src/shared/clock';
-import { makeLogger } from '../../../src/shared/logger';
+import { capturedLogger } from '../../support/logs';
 import { startTestApp, backend, type TestApp } from '../../support/test-app';
 import { client, type Call } from '../../support/http';
 import { operator } from '../../support/fixtures';
@@ -11,16 +10,10 @@ describe(`Probes, metrics and traces for the on-call engineer (${backend})`, () 
   let app: TestApp;
   let call: Call;
   const clock = new ManualClock(NOW);
-  const lines: string[] = [];
+  const { logger, lines } = capturedLogger('info');
 
   beforeAll(async () => {
-    const sink = new Writable({
-      write(c, _e, done) {
-        lines.push(String(c));
-        done();
-      },
-    });
-    app = await startTestApp({ clock, env: { LOG_LEVEL: 'info' }, logger: makeLogger('info', sink) });
+    app = await startTestApp({ clock, env: { LOG_LEVEL: 'info' }, logger });
     call = client(app.url);
   });
   afterAll(() => app.close());

@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { Writable } from 'node:stream';
 import { launch } from '../../../src/launch';
 import { ConfigError, loadConfig } from '../../../src/config/env';
 import { makeLogger } from '../../../src/shared/logger';
 import { startTestApp } from '../../support/test-app';
+import { capturedLogger } from '../../support/logs';
 
 const STRONG = 'op_Zq4e7T1mB9xK2wP5sR8vY3nA6cF0hJ4uL7dG';
 
@@ -38,16 +38,7 @@ describe('A production start is quiet and safe', () => {
 
   it('when production starts on an empty embedded database, then no demo partner or fleet, no secret printed, a warning about the operator surface, and a private data directory', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lanka-production-'));
-    const lines: string[] = [];
-    const logger = makeLogger(
-      'info',
-      new Writable({
-        write(c, _e, done) {
-          lines.push(String(c));
-          done();
-        },
-      }),
-    );
+    const { logger, lines } = capturedLogger('info');
     const previous = process.umask(0); // the worst a deployment could have
     try {
       const config = loadConfig({ NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, OPERATOR_TOKEN: STRONG });

@@ -1,6 +1,5 @@
-import { Writable } from 'node:stream';
 import fc from 'fast-check';
-import { makeLogger } from '../../../src/shared/logger';
+import { capturedLogger } from '../../support/logs';
 import { startTestApp, backend, OPERATOR_TOKEN, type TestApp } from '../../support/test-app';
 
 const MARKETPLACE_PRIVATE_KEY = 'mp-private-key-8d1f0c2a9b7e4d5f6a3c';
@@ -82,19 +81,10 @@ const names = fc.constantFrom('apikey', 'api_key', 'access_token', 'token', 'key
 
 describe(`No secret reaches the audit log or a log line, wherever a client puts it (${backend})`, () => {
   let app: TestApp;
-  const lines: string[] = [];
+  const { logger, lines } = capturedLogger('debug');
 
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        lines.push(String(chunk));
-        done();
-      },
-    });
-    app = await startTestApp({
-      env: { MARKETPLACE_PRIVATE_KEY, MARKETPLACE_CALLBACK_TOKEN, LOG_LEVEL: 'debug' },
-      logger: makeLogger('debug', sink),
-    });
+    app = await startTestApp({ env: { MARKETPLACE_PRIVATE_KEY, MARKETPLACE_CALLBACK_TOKEN, LOG_LEVEL: 'debug' }, logger });
   });
   afterAll(() => app.close());
 

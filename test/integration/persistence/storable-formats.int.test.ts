@@ -38,7 +38,9 @@ describe('Dates and times the formats pass, in the database', () => {
         const ms = new Date(s).getTime();
         expect({ s, ms: Number.isNaN(ms) ? 'NaN' : 'ok' }).toEqual({ s, ms: 'ok' });
         expect({ s, stored: await stored(new Date(ms)) }).toEqual({ s, stored: ms });
-        expect({ s, stored: await stored(s) }).toEqual({ s, stored: ms });
+        // As written, too, up to microseconds; past them PostgreSQL rounds where JavaScript truncates, which is why
+        // every handler hands the database a Date, never the text.
+        if ((/\.(\d+)/.exec(s)?.[1].length ?? 0) <= 6) expect({ s, stored: await stored(s) }).toEqual({ s, stored: ms });
         // And the instant comes back as a date-time the format passes (a response may carry it).
         expect({ s, back: isDateTime(new Date(ms).toISOString()) }).toEqual({ s, back: true });
       }),
