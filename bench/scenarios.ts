@@ -8,9 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { combine } from '../src/data/write';
 import { auditedStatement, type AuditEntry } from '../src/data/repositories/audit-repository';
 import { keyStillValid } from '../src/data/repositories/partners-repository';
-import { storeWrite } from '../src/data/repositories/idempotency-repository';
+import { newBookingWrite } from '../src/data/repositories/bookings-repository';
 import { createQuote } from '../src/domain/quotes/create-quote';
-import { bookingWrites, decideBooking } from '../src/domain/bookings/place-booking';
+import { decideBooking } from '../src/domain/bookings/booking-decision';
+import { newBookingEvent } from '../src/domain/webhooks/events';
 import { bookingView } from '../src/domain/bookings/booking-view';
 import { searchVehicles } from '../src/domain/marketplace/supplier';
 import type { Statement } from '../src/data/database';
@@ -97,8 +98,13 @@ export async function ceilingStatement(id: ScenarioId, c: CeilingContext): Promi
       const d = decideBooking({ offer, consumed: false }, { partnerId: c.partnerId, env: 'production' }, input, ctx);
       if (d.kind !== 'book') throw new Error(`ceiling booking: ${d.kind}`);
       const body = JSON.stringify(bookingView(d.booking));
-      const key = storeWrite({ partnerId: c.partnerId, env: 'production', operation: 'createBooking', key: ref }, randomBytes(32).toString('hex'), ctx.requestId, now, { status: 201, body, bookingRef: d.booking.bookingRef, expiresAt: new Date(now.getTime() + 7 * 86400_000) }, 'booking_in');
-      return auditedStatement(combine(bookingWrites(d, ctx), key, still), entry('/transfers/v1/bookings', 'POST', 201, input, body, c.partnerId));
+      const key = {
+        scope: { partnerId: c.partnerId, env: 'production' as const, operation: 'createBooking', key: ref },
+        fingerprint: randomBytes(32).toString('hex'),
+        completion: { status: 201, body, bookingRef: d.booking.bookingRef, expiresAt: new Date(now.getTime() + 7 * 86400_000) },
+      };
+      const write = newBookingWrite({ booking: d.booking, job: d.job, event: newBookingEvent(d.booking, now), requestId: ctx.requestId, now, key });
+      return auditedStatement(combine(write, still), entry('/transfers/v1/bookings', 'POST', 201, input, body, c.partnerId));
     }
     case 'replay': {
       const body = JSON.stringify({ env: 'production', booking_ref: 'ABCDEFGH', status: 'confirmed', meeting_instructions: 'x'.repeat(400), passenger: BOOKING_TEMPLATE.passenger });

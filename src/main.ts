@@ -14,8 +14,14 @@ async function main() {
     throw e;
   }
   const logger = makeLogger(config.logLevel);
+  // A bug that escaped every handler leaves the process in an unknown state: log it (redacted) and exit, so the
+  // supervisor starts a clean one. Nothing is lost: every change commits with its audit row, or not at all.
   process.on('unhandledRejection', (err) => {
     logger.fatal({ err }, 'unhandled rejection');
+    process.exit(1);
+  });
+  process.on('uncaughtException', (err) => {
+    logger.fatal({ err }, 'uncaught exception');
     process.exit(1);
   });
   const { running, banner } = await launch(config, logger);

@@ -22,6 +22,9 @@ export const isExclusionViolation = (e: unknown, constraint?: string): boolean =
 /** A lock wait that ran past lock_timeout: someone else holds the row. */
 export const isLockTimeout = (e: unknown): boolean => pgCode(e) === '55P03';
 
+/** Lost to another transaction: a row it inserted first, or holds past lock_timeout. Deciding again settles it. */
+export const isContention = (e: unknown): boolean => isUniqueViolation(e) || isExclusionViolation(e) || isLockTimeout(e);
+
 /** True for errors that mean "the database is unreachable, restarting or overloaded", as opposed to a bad query. */
 export function isUnavailable(err: unknown): boolean {
   const e = err as { code?: string; name?: string; message?: string } | undefined;

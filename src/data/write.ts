@@ -1,3 +1,5 @@
+import { sql, type Sql } from './database';
+
 /**
  * A write that commits in one statement: data-modifying CTEs (`name AS (INSERT … RETURNING …)`), parameters
  * numbered from $1. The request pipeline joins a request's write with its audit row (and any other writes the
@@ -55,3 +57,21 @@ export function combine(...writes: Array<Write | undefined>): Write {
 export const isEmpty = (w: Write | undefined): boolean => !w || (w.ctes.length === 0 && !w.asserts?.length);
 
 export const placeholders = (from: number, count: number) => Array.from({ length: count }, (_, i) => `$${from + i}`);
+
+const standalone = new Map<string, string>();
+
+/**
+ * Runs a guarded write on its own, in the caller's transaction (no audit row: the request's own is appended when
+ * that transaction commits). Returns whether the guard produced rows, i.e. whether the write happened.
+ */
+export async function runWrite(db: Sql, w: Write): Promise<boolean> {
+  if (!w.guard) throw new Error('runWrite: a write run on its own needs a guard');
+  const key = `${w.guard}\u0002${w.ctes.join(',\n')}`;
+  let text = standalone.get(key);
+  if (text === undefined) {
+    text = `with ${w.ctes.join(',\n')}\nselect count(*)::int as n from ${w.guard}`;
+    standalone.set(key, text);
+  }
+  const [row] = await db.query<{ n: number }>(sql(text), w.params);
+  return row.n > 0;
+}

@@ -3,7 +3,8 @@
  * contracts/*.yaml): request bodies, parameters and the union of documented responses of each operation.
  */
 import type { Write } from '../data/write';
-import type { Document, HandlerResult } from './types';
+import type { ErrorStatus } from './errors';
+import type { Document } from './types';
 
 type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 
@@ -26,8 +27,18 @@ export type ReplyOf<Ops, O extends keyof Ops, Omitted extends string = never> = 
         headers?: Record<string, string>;
         rawBody?: string;
         write?: Write;
-        otherwise?: () => Promise<HandlerResult>;
-        afterCommit?: () => void;
       };
-    }[keyof R]
+    }[keyof R] | Verbatim
   : never;
+
+/**
+ * An answer sent as exact bytes: one stored against an Idempotency-Key (a decision, or a refusal) and replayed as
+ * it was. Its bytes were made from the contract's types when first answered.
+ */
+export interface Verbatim {
+  status: 200 | 201 | ErrorStatus;
+  rawBody: string;
+  body?: undefined;
+  headers?: Record<string, string>;
+  write?: Write;
+}

@@ -8,6 +8,7 @@ import { combine } from '../data/write';
 import { commitWithAudit, jsonbText, unparsedBody, type AuditEntry } from '../data/repositories/audit-repository';
 import { isStaleCredentials } from '../data/repositories/partners-repository';
 import { rateLimitedFor } from '../data/repositories/rate-limits-repository';
+import { isContention } from '../data/errors';
 import type { Deps } from '../deps';
 import { decodeBody } from './decode';
 import type { Surface } from './surface';
@@ -21,9 +22,9 @@ export const REFUSED_BODY_HEAD = 1024;
 const DISCARD_AT_MOST = 8 * 1024 * 1024;
 
 const payloadTooLarge = (limit: number) =>
-  new AppError('payload_too_large', 413, `The request body is larger than ${limit / 1024} KiB.`, { limit_bytes: limit });
+  new AppError('payload_too_large', `The request body is larger than ${limit / 1024} KiB.`, { limit_bytes: limit });
 const uriTooLong = () =>
-  new AppError('uri_too_long', 414, `The request's path and query are longer than ${MAX_URL_BYTES / 1024} KiB.`, { limit_bytes: MAX_URL_BYTES });
+  new AppError('uri_too_long', `The request's path and query are longer than ${MAX_URL_BYTES / 1024} KiB.`, { limit_bytes: MAX_URL_BYTES });
 
 interface ReadBody {
   bytes: Buffer;
@@ -213,39 +214,36 @@ export function pipeline(surface: Surface, deps: Deps) {
     });
 
     let rateLimitedSeconds = 0;
-    let result = await answer(() => surface.handle(ctx, early));
-    let sent = finish(result);
-    let outcome = await commit(sent);
-    let restarted = false;
-    let fellBack = false;
-    for (;;) {
-      if (outcome === 'stale' && !restarted) {
-        // The credentials changed between their lookup and the commit (a key revoked, a partner paused): nothing
-        // was written; the request runs again against the database.
-        restarted = true;
-        ctx.restart();
-        result = await answer(() => surface.handle(ctx, early));
-      } else if ((outcome === 'not_written' || outcome === 'conflict') && result.otherwise && !fellBack) {
-        // The optimistic write lost a race (a row taken meanwhile): the careful path works out the real answer.
-        fellBack = true;
-        const careful = result.otherwise;
-        result = await answer(careful);
-      } else break;
-      sent = finish(result);
-      outcome = await commit(sent);
+    // What an operation committed itself (ctx.commitNow): the request then sends exactly that.
+    let committedEarly: Sent | undefined;
+    ctx.committer = async (r) => {
+      const s = finish(r);
+      const o = await commit(s, true);
+      if (o === 'committed') {
+        committedEarly = s;
+        return 'committed';
+      }
+      if (o === 'not_written' || o === 'conflict') return 'lost';
+      throw new CommitStopped(o, s);
+    };
+    let { sent, outcome } = await attempt();
+    if (outcome === 'stale') {
+      // The credentials changed between their lookup and the commit (a key revoked, a partner paused): nothing was
+      // written; the request runs again against the database.
+      ctx.restart();
+      ({ sent, outcome } = await attempt());
     }
-    if (outcome === 'committed') result.afterCommit?.();
-    else if (outcome === 'rate_limited') {
+    if (outcome === 'rate_limited') {
       // The partner's bucket was empty: nothing the request did was kept; its refusal is audited on its own.
       sent = finish(surface.errorResult(ctx, surface.rateLimitedAtCommit!(ctx, rateLimitedSeconds)));
       if ((await commit(sent)) !== 'committed') sent = finish(surface.errorResult(ctx, serviceUnavailable()));
-    } else {
+    } else if (outcome !== 'committed') {
       const failed = sent;
       deps.metrics.auditWriteFailures.inc();
       sent = finish(
         outcome === 'unavailable'
           ? surface.errorResult(ctx, serviceUnavailable())
-          : surface.errorResult(ctx, new AppError('internal_error', 500, 'An internal error occurred; it has been logged.')),
+          : surface.errorResult(ctx, new AppError('internal_error', 'An internal error occurred; it has been logged.')),
       );
       // A bug is audited on its own; if even that row cannot be written, the audit log is unavailable: 503.
       if (outcome !== 'unavailable' && (await commit(sent)) !== 'committed') sent = finish(surface.errorResult(ctx, serviceUnavailable()));
@@ -260,15 +258,28 @@ export function pipeline(surface: Surface, deps: Deps) {
       'request',
     );
 
-    async function answer(run: () => Promise<HandlerResult>): Promise<HandlerResult> {
+    /** Runs the request and commits its answer with the audit row (unless its operation already did). */
+    async function attempt(): Promise<{ sent: Sent; outcome: Outcome }> {
+      committedEarly = undefined;
+      let result: HandlerResult;
       try {
-        return await run();
+        result = await surface.handle(ctx, early);
       } catch (e) {
         await abandon();
-        if (e instanceof AppError) return surface.errorResult(ctx, e);
-        deps.logger.error({ err: e, requestId }, 'unhandled error');
-        return surface.errorResult(ctx, new AppError('internal_error', 500, 'An internal error occurred; it has been logged.'));
+        if (e instanceof CommitStopped) return { sent: e.sent, outcome: e.outcome };
+        if (committedEarly) {
+          deps.logger.error({ err: e, requestId }, 'error after the request committed');
+          return { sent: committedEarly, outcome: 'committed' };
+        }
+        if (e instanceof AppError) result = surface.errorResult(ctx, e);
+        else {
+          deps.logger.error({ err: e, requestId }, 'unhandled error');
+          result = surface.errorResult(ctx, new AppError('internal_error', 'An internal error occurred; it has been logged.'));
+        }
       }
+      if (committedEarly) return { sent: committedEarly, outcome: 'committed' };
+      const sent = finish(result);
+      return { sent, outcome: await commit(sent) };
     }
 
     async function abandon() {
@@ -283,7 +294,7 @@ export function pipeline(surface: Surface, deps: Deps) {
     }
 
     /** The audit row, with the request's transaction or write. */
-    async function commit(s: Sent): Promise<Outcome> {
+    async function commit(s: Sent, mayLose = false): Promise<Outcome> {
       const refused = !ctx.admitted || s.status === 429;
       const entry: AuditEntry = {
         surface: surface.name,
@@ -324,12 +335,22 @@ export function pipeline(surface: Surface, deps: Deps) {
           rateLimitedSeconds = limited;
           return 'rate_limited';
         }
-        if (s.write && s.otherwise) return 'conflict';
+        if (mayLose && s.write && isContention(e)) return 'conflict';
         deps.logger.error({ err: e, requestId }, 'the audit row (or the write with it) failed');
         return 'failed';
       }
     }
   };
+}
+
+/** A commit an operation asked for (ctx.commitNow) that cannot be decided again by it: the request ends there. */
+class CommitStopped extends Error {
+  constructor(
+    readonly outcome: Outcome,
+    readonly sent: Sent,
+  ) {
+    super(`commit stopped: ${outcome}`);
+  }
 }
 
 const msSince = (t: bigint) => Number((process.hrtime.bigint() - t) / 1_000_000n);

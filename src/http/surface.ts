@@ -8,6 +8,7 @@ import { CONTRACTS_DIR } from '../shared/paths';
 import type { Deps } from '../deps';
 import type { Write } from '../data/write';
 import { anonymousLimit } from './rate-limits';
+import { HttpRefusal } from './errors';
 import { decodeBody, decodeComponent, decodeQuery, printable } from './decode';
 import { addContractFormats, dateMessage, dateTimeLimitMessage } from './formats';
 import type { HandlerResult, OperationCall, RequestContext, SurfaceName } from './types';
@@ -235,7 +236,7 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
       if (v.errors?.length) {
         deps.logger.error({ requestId: ctx.requestId, operationId: route.op.operationId, status: r.status, errors: v.errors }, 'response does not match the contract');
         if (deps.config.responseValidation === 'enforce') {
-          return opts.errorResult(ctx, new AppError('internal_error', 500, 'response_contract_violation', { operation: route.op.operationId, errors: v.errors }));
+          return opts.errorResult(ctx, new AppError('internal_error', 'response_contract_violation', { operation: route.op.operationId, errors: v.errors }));
         }
       }
     }
@@ -257,7 +258,7 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
       }
       const message = (opts.routeMissMessage ?? defaultMessage)(ctx.method, printable(pathname), m.miss);
       const headers: Record<string, string> = m.miss === 'method_not_allowed' ? { Allow: m.allow.join(', ') } : {};
-      return opts.errorResult(ctx, new AppError(m.miss, m.miss === 'not_found' ? 404 : 405, message, {}, headers));
+      return opts.errorResult(ctx, new HttpRefusal(m.miss, message, {}, {}, headers));
     }
     const { route } = m;
     ctx.operationId = route.op.operationId;
@@ -297,12 +298,8 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
     const intercepted = await opts.intercept?.(ctx);
     if (intercepted) return intercepted;
     // A refusal (AppError) propagates to the pipeline, which rolls back what the handler wrote before answering it.
-    const out = respond(ctx, route, await opts.operations[call.operationId](call, ctx));
-    if (out.otherwise) {
-      const fallback = out.otherwise;
-      out.otherwise = async () => respond(ctx, route, await fallback());
-    }
-    return out;
+    ctx.shape = (r) => respond(ctx, route, r);
+    return respond(ctx, route, await opts.operations[call.operationId](call, ctx));
   }
 
   return {

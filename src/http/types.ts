@@ -58,10 +58,6 @@ export interface HandlerResult {
   document?: Document;
   /** Committed with this request's audit row in one statement (see data/write.ts). */
   write?: Write;
-  /** When `write` is guarded and did not happen, or failed on a conflict: produces the real answer. */
-  otherwise?: () => Promise<HandlerResult>;
-  /** Runs once the answer and everything it wrote have committed (e.g. to remember what this instance quoted). */
-  afterCommit?: () => void;
 }
 
 /**
@@ -105,6 +101,10 @@ export class RequestContext {
   freshCredentials = false;
   /** The sandbox fault this request simulates (`Sandbox-Simulate`), named in the answer's headers. */
   simulated?: string;
+  /** Set by the pipeline: commits an answer with its audit row now (see commitNow). */
+  committer?: (r: HandlerResult) => Promise<'committed' | 'lost'>;
+  /** Set by the surface: an operation's answer as it will be sent (decorated, checked against the contract). */
+  shape?: (r: HandlerResult) => HandlerResult;
   private opening?: Promise<OpenTx>;
   private opened?: OpenTx;
 
@@ -131,6 +131,17 @@ export class RequestContext {
     return this.opening;
   }
 
+  /**
+   * Commits the request now, while its operation still runs: `r.write` (or the request's transaction) with the
+   * audit row of `r` as answered, which is then what the request sends. 'lost': the write was guarded and did not
+   * happen, or lost a uniqueness race; nothing was committed and the operation decides again. Anything else that
+   * stops the commit ends the request (thrown to the pipeline).
+   */
+  commitNow(r: HandlerResult): Promise<'committed' | 'lost'> {
+    if (!this.committer) throw new Error('commitNow outside a request pipeline');
+    return this.committer(this.shape ? this.shape(r) : r);
+  }
+
   /** The transaction, if a handler opened one. */
   get transaction(): OpenTx | undefined {
     return this.opened;
@@ -153,6 +164,7 @@ export class RequestContext {
     this.decodedBody = undefined;
     this.authenticated = undefined;
     this.simulated = undefined;
+    this.shape = undefined;
     this.owed = [];
     this.freshCredentials = true;
   }

@@ -1,7 +1,8 @@
 /**
- * One error base for everything a client can cause. Each error carries a stable snake_case `code`
- * (clients branch on it), the HTTP status it maps to, and `details` safe to show the caller.
- * Anything that is not an AppError is a bug and is answered 500 `internal_error` without detail.
+ * One error for everything a client can cause. It carries a stable snake_case `code` (clients branch on it) and
+ * `details` safe to show the caller, never a transport status: each surface maps codes to statuses in its one
+ * table (src/http/errors.ts). Anything that is not an AppError is a bug and is answered `internal_error` without
+ * detail.
  */
 export type ErrorCode =
   | 'invalid_request'
@@ -24,13 +25,17 @@ export type ErrorCode =
   | 'service_unavailable'
   | 'internal_error';
 
+export interface ErrorHints {
+  /** When to try again (a transient refusal). */
+  retryAfterSeconds?: number;
+}
+
 export class AppError extends Error {
   constructor(
     readonly code: ErrorCode,
-    readonly status: number,
     message: string,
     readonly details: Record<string, unknown> = {},
-    readonly headers: Record<string, string> = {},
+    readonly hints: ErrorHints = {},
   ) {
     super(message);
     this.name = 'AppError';
@@ -38,16 +43,9 @@ export class AppError extends Error {
 }
 
 export const invalidRequest = (message: string, fields: Array<{ field: string; message: string }> = []) =>
-  new AppError('invalid_request', 400, message, fields.length ? { fields } : {});
+  new AppError('invalid_request', message, fields.length ? { fields } : {});
 
-export const notFound = (message: string, details: Record<string, unknown> = {}) =>
-  new AppError('not_found', 404, message, details);
+export const notFound = (message: string, details: Record<string, unknown> = {}) => new AppError('not_found', message, details);
 
 export const serviceUnavailable = (retryAfterSeconds = 2) =>
-  new AppError(
-    'service_unavailable',
-    503,
-    'The service is temporarily unavailable; retry with backoff.',
-    {},
-    { 'Retry-After': String(retryAfterSeconds) },
-  );
+  new AppError('service_unavailable', 'The service is temporarily unavailable; retry with backoff.', {}, { retryAfterSeconds });

@@ -1,7 +1,8 @@
-import { sql, type Sql } from '../database';
-import { isUniqueViolation } from '../errors';
-import type { Write } from '../write';
-import type { StoredResponse } from './idempotency-repository';
+import { sql, type Sql, type Tx } from '../database';
+import { combine, runWrite, type Write } from '../write';
+import { storeWrite, type Completion, type IdempotencyScope, type StoredResponse } from './idempotency-repository';
+import { jobWrite, type JobRecord } from './jobs-repository';
+import { eventWrite, type NewEvent } from './webhooks-repository';
 
 export type Env = 'sandbox' | 'production';
 /** A place as the quote located it. */
@@ -173,45 +174,55 @@ const insertParams = (b: BookingRow, requestId: string) => [
   requestId,
 ];
 
+/** A new booking and everything that commits with it. */
+export interface NewBooking {
+  booking: BookingRow;
+  /** Production: its job on the fleet's schedule, which must find a vehicle of its class free for its window. */
+  job: JobRecord | null;
+  /** Its `booking.confirmed` event, delivered to each subscribed endpoint. */
+  event: { record: NewEvent; maxAttempts: number };
+  requestId: string;
+  now: Date;
+  /** The offer's facts came from memory: its expiry is checked again in the statement (a sandbox helper may move it). */
+  offerLiveAt?: Date;
+  /** The Idempotency-Key with the answer it stores (the fast path; the careful path claimed it beforehand). */
+  key?: { scope: IdempotencyScope; fingerprint: string; completion: Completion };
+}
+
 /**
- * The booking as part of a one-statement write, guarded: if the offer, the partner_reference or the booking_ref
- * was taken meanwhile, nothing is inserted (and nothing that depends on `booking_in`).
+ * The booking, its job, its event and its key as one write, guarded on the booking: if the offer, the
+ * partner_reference or the booking_ref was taken meanwhile (or the condition failed), nothing of it is inserted.
  */
-export function bookingWrite(b: BookingRow, requestId: string, opts: { offerLiveAt?: Date; room?: { fleetCode: string; from: Date; to: Date } } = {}): Write {
+export function newBookingWrite(n: NewBooking): Write {
+  const b = n.booking;
   const conditions: string[] = [];
   const extra: unknown[] = [];
   const param = (v: unknown) => {
     extra.push(v);
     return `$${FIELDS.length + 1 + extra.length}`;
   };
-  // When the offer's facts came from memory, its expiry is checked again here (a sandbox helper may have moved it).
-  if (opts.offerLiveAt) conditions.push(`exists (select 1 from offers o where o.offer_id = ${param(b.offerId)}::text and o.expires_at > ${param(opts.offerLiveAt)}::timestamptz)`);
-  // Production: the fleet must have a vehicle of the class free for the job's window (fleet_has_room locks the class).
-  if (opts.room) conditions.push(`fleet_has_room(${param(opts.room.fleetCode)}::text, ${param(opts.room.from)}::timestamptz, ${param(opts.room.to)}::timestamptz)`);
+  if (n.offerLiveAt) conditions.push(`exists (select 1 from offers o where o.offer_id = ${param(b.offerId)}::text and o.expires_at > ${param(n.offerLiveAt)}::timestamptz)`);
+  // fleet_has_room locks the vehicle class until commit, so two bookings cannot both take its last vehicle.
+  if (n.job) conditions.push(`fleet_has_room(${param(n.job.fleetCode)}::text, ${param(n.job.pickupAt)}::timestamptz, ${param(n.job.endsAt)}::timestamptz)`);
   const where = conditions.length ? ` where ${conditions.join(' and ')}` : '';
-  return {
+  const booking: Write = {
     ctes: [`booking_in as (insert into bookings (${INSERT_COLUMNS.join(', ')}) select ${INSERT_VALUES}${where} on conflict do nothing returning booking_ref)`],
-    params: [...insertParams(b, requestId), ...extra],
+    params: [...insertParams(b, n.requestId), ...extra],
     guard: 'booking_in',
   };
+  return combine(
+    booking,
+    n.job ? jobWrite(n.job, n.now, 'booking_in') : undefined,
+    eventWrite(n.event.record, n.event.maxAttempts, 'booking_in'),
+    n.key ? storeWrite(n.key.scope, n.key.fingerprint, n.requestId, n.now, n.key.completion, 'booking_in') : undefined,
+  );
 }
 
-const insert = sql(`insert into bookings (${INSERT_COLUMNS.join(', ')}) values (${INSERT_VALUES})`);
-
-export type InsertOutcome = 'inserted' | 'ref_taken' | 'offer_consumed' | 'reference_used';
-
-/** Inserts a booking in the caller's transaction (in a savepoint), reporting which uniqueness it lost to. */
-export async function insertBooking(tx: import('../database').Tx, b: BookingRow, requestId: string): Promise<InsertOutcome> {
-  try {
-    await tx.savepoint((sp) => sp.query(insert, insertParams(b, requestId)));
-    return 'inserted';
-  } catch (e) {
-    if (isUniqueViolation(e, 'bookings_pkey')) return 'ref_taken';
-    if (isUniqueViolation(e, 'bookings_offer_id_unique')) return 'offer_consumed';
-    if (isUniqueViolation(e, 'bookings_partner_reference_unique')) return 'reference_used';
-    throw e;
-  }
-}
+/**
+ * The same write in the caller's transaction (the careful path). False when a uniqueness was lost to a committed
+ * booking (the same offer or partner_reference: the next read sees it) or the booking_ref was taken (draw again).
+ */
+export const insertNewBooking = (tx: Tx, n: NewBooking): Promise<boolean> => runWrite(tx, newBookingWrite(n));
 
 const byRef = sql(`select ${bookingColumns('b')} from bookings b where b.partner_id = $1 and b.env = $2 and b.booking_ref = $3`);
 const byRefForUpdate = sql(`${byRef.text} for update`);

@@ -5,7 +5,7 @@ import { cancelJob } from '../../data/repositories/jobs-repository';
 import { AppError, notFound } from '../../shared/errors';
 import { bookingView } from './booking-view';
 import { recordBookingEvent } from '../webhooks/events';
-import type { Scope } from './place-booking';
+import type { Scope } from './booking-decision';
 
 async function requireBooking(db: Sql, scope: Scope, bookingRef: string, lock = false): Promise<BookingRow> {
   const row = await findBooking(db, scope, bookingRef.toUpperCase(), lock);
@@ -26,14 +26,14 @@ export async function cancelBooking(tx: Sql, scope: Scope, bookingRef: string, n
   const row = await requireBooking(tx, scope, bookingRef, true);
   if (row.status === 'cancelled') return bookingView(row);
   if (row.status === 'completed' || row.status === 'no_show') {
-    throw new AppError('booking_conflict', 409, `Booking ${row.bookingRef} is ${row.status.replace('_', ' ')} and can no longer be cancelled.`, {
+    throw new AppError('booking_conflict', `Booking ${row.bookingRef} is ${row.status.replace('_', ' ')} and can no longer be cancelled.`, {
       reason: 'finished',
       booking_ref: row.bookingRef,
       status: row.status,
     });
   }
   if (row.pickupAt.getTime() <= now.getTime()) {
-    throw new AppError('booking_conflict', 409, `Booking ${row.bookingRef} cannot be cancelled: its pickup time has passed.`, {
+    throw new AppError('booking_conflict', `Booking ${row.bookingRef} cannot be cancelled: its pickup time has passed.`, {
       reason: 'pickup_passed',
       booking_ref: row.bookingRef,
       pickup_datetime: row.pickupDatetime,
@@ -73,7 +73,7 @@ export async function advanceSandboxBooking(tx: Sql, scope: Scope, bookingRef: s
   const row = await requireBooking(tx, scope, bookingRef, true);
   if (row.status === to) return bookingView(row);
   if (!NEXT[row.status]?.includes(to)) {
-    throw new AppError('booking_conflict', 409, `Booking ${row.bookingRef} is ${row.status.replace('_', ' ')} and cannot become ${to.replace('_', ' ')}.`, {
+    throw new AppError('booking_conflict', `Booking ${row.bookingRef} is ${row.status.replace('_', ' ')} and cannot become ${to.replace('_', ' ')}.`, {
       reason: 'invalid_transition',
       booking_ref: row.bookingRef,
       status: row.status,

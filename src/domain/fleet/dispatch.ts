@@ -87,7 +87,7 @@ export async function getJob(db: Sql, jobId: string): Promise<JobView> {
   return jobView(await requireJob(db, jobId));
 }
 
-const conflict = (reason: string, message: string, details: Record<string, unknown> = {}) => new AppError('job_conflict', 409, message, { reason, ...details });
+const conflict = (reason: string, message: string, details: Record<string, unknown> = {}) => new AppError('job_conflict', message, { reason, ...details });
 const closed = (j: jobs.JobRow) => conflict('job_closed', `Job ${j.jobId} is ${j.status.replace('_', ' ')}.`, { status: j.status });
 const at = (d: Date) => `${formatLocal(d).slice(11, 16)}`;
 
@@ -111,23 +111,20 @@ export async function assignJob(tx: Tx, jobId: string, input: { driver_id: strin
   if (!vehicle.active) throw conflict('vehicle_inactive', `Vehicle ${vehicle.plate} is out of service.`, { vehicle_id: vehicle.vehicleId });
   const capacity = getVehicle(vehicle.fleetCode)!;
   if (job.adults > capacity.max_passengers || job.luggage > capacity.max_luggage) {
-    throw new AppError(
-      'vehicle_too_small',
-      409,
-      `${vehicle.plate} (a ${capacity.name}, ${capacity.max_passengers} passengers and ${capacity.max_luggage} bags) cannot carry this party of ${job.adults} with ${job.luggage} bags.`,
+    throw new AppError('vehicle_too_small', `${vehicle.plate} (a ${capacity.name}, ${capacity.max_passengers} passengers and ${capacity.max_luggage} bags) cannot carry this party of ${job.adults} with ${job.luggage} bags.`,
       { vehicle_id: vehicle.vehicleId, adults: job.adults, luggage: job.luggage, max_passengers: capacity.max_passengers, max_luggage: capacity.max_luggage },
     );
   }
   // A vehicle of another class takes that class's capacity for the window: there must be room for it.
   if (vehicle.fleetCode !== job.heldCode && !(await fleet.hasRoom(tx, vehicle.fleetCode, new Date(job.pickupAt), new Date(job.endsAt)))) {
-    throw new AppError('assignment_conflict', 409, `Every ${capacity.name} is already held at that time: ${vehicle.plate} cannot take this job.`, { resource: 'vehicle_class', fleet_code: vehicle.fleetCode });
+    throw new AppError('assignment_conflict', `Every ${capacity.name} is already held at that time: ${vehicle.plate} cannot take this job.`, { resource: 'vehicle_class', fleet_code: vehicle.fleetCode });
   }
   const outcome = await jobs.assignJob(tx, jobId, driver.driverId, vehicle.vehicleId, vehicle.fleetCode, now);
   if (!outcome.ok) {
     const other = outcome.conflictingJob;
     const who = outcome.resource === 'driver' ? `Driver ${driver.name}` : `Vehicle ${vehicle.plate}`;
     const when = other ? ` job ${other.jobId} from ${at(new Date(other.pickupAt))} to ${at(new Date(other.endsAt))} (Sri Lanka time)` : ' another job';
-    throw new AppError('assignment_conflict', 409, `${who} is already on${when}, which overlaps this one.`, {
+    throw new AppError('assignment_conflict', `${who} is already on${when}, which overlaps this one.`, {
       resource: outcome.resource,
       conflicting_job_id: other?.jobId ?? null,
     });

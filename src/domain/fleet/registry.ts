@@ -46,7 +46,7 @@ const driverView = (d: fleet.DriverRecord): DriverView => ({
 export async function registerVehicle(tx: Sql, input: { fleet_code: string; plate: string; brand: string; model: string; colour: string }, now: Date): Promise<VehicleView> {
   const plate = input.plate.trim().toUpperCase().replace(/\s+/g, ' ');
   const v = await fleet.insertVehicle(tx, { vehicleId: prefixedId('veh'), fleetCode: input.fleet_code, plate, brand: input.brand, model: input.model.trim(), colour: input.colour.trim(), createdAt: now });
-  if (v === 'plate_taken') throw new AppError('already_exists', 409, `A vehicle with plate ${plate} is already registered.`, { plate });
+  if (v === 'plate_taken') throw new AppError('already_exists', `A vehicle with plate ${plate} is already registered.`, { plate });
   return vehicleView(v);
 }
 

@@ -84,7 +84,7 @@ async function noteOrderTime(tx: Sql, row: OrderRow, incoming: { updated_at?: st
   await repo.setOrderDocument(tx, row.orderId, { ...row.order, updated_at: incoming.updated_at }, now);
 }
 
-const orderNotFound = (orderId: string) => new AppError('not_found', 404, `order ${orderId} not found`, { order_id: orderId });
+const orderNotFound = (orderId: string) => new AppError('not_found', `order ${orderId} not found`, { order_id: orderId });
 
 const findOrder = (db: Sql, orderId: string, lock = false) => repo.findOrder<MarketplaceOrder>(db, orderId, lock);
 
@@ -245,7 +245,7 @@ export async function updateOrder(tx: Tx, change: OrderChange, ctx: Ctx) {
   const row = await findOrder(tx, change.order_id, true);
   if (!row) throw orderNotFound(change.order_id);
   if (isOlder(change, row.order)) return staleAck(row);
-  if (row.state !== 'confirmed') throw new AppError('invalid_request', 400, `order ${row.orderId} is ${row.state} and cannot be changed`);
+  if (row.state !== 'confirmed') throw new AppError('invalid_request', `order ${row.orderId} is ${row.state} and cannot be changed`);
   const next: MarketplaceOrder = { ...row.order, ...change, state: row.order.state };
   const hash = dataHash(next);
   if (hash === row.dataHash) {

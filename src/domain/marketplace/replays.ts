@@ -43,7 +43,7 @@ export type Once<T> = { replayed: true; first: SeenCall } | { replayed: false; v
 
 /** An identical call is being acted on and did not finish within lock_timeout: retry, and its answer comes back. */
 const inFlight = () =>
-  new AppError('service_unavailable', 503, 'An identical call is still being processed; retry to receive its answer.', {}, { 'Retry-After': '1' });
+  new AppError('service_unavailable', 'An identical call is still being processed; retry to receive its answer.', {}, { retryAfterSeconds: 1 });
 
 /**
  * Acts on `call` once, in `tx`: either it was acted on before (the first answer comes back and `act` does not run),

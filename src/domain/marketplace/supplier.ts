@@ -131,6 +131,6 @@ export async function findLockedQuote(db: Sql, vehicleId: string, priceMark: str
 
 export async function getLockedQuote(db: Sql, vehicleId: string, priceMark: string, now: Date) {
   const row = await findLiveMark(db, vehicleId, priceMark, now);
-  if (!row) throw new AppError('not_found', 404, 'price mark not found or expired', { price_mark: priceMark });
+  if (!row) throw new AppError('not_found', 'price mark not found or expired', { price_mark: priceMark });
   return { status: 'OK' as const, vehicle: wireVehicle(row), search: row.search as SearchInput };
 }

@@ -46,7 +46,7 @@ export function opsEndpointView(e: repo.EndpointRow) {
 }
 
 const disabled = (e: repo.EndpointRow) =>
-  new AppError('endpoint_disabled', 409, `Webhook endpoint ${e.endpointId} is disabled${e.disabledReason ? ` (${e.disabledReason})` : ''}.`, {
+  new AppError('endpoint_disabled', `Webhook endpoint ${e.endpointId} is disabled${e.disabledReason ? ` (${e.disabledReason})` : ''}.`, {
     endpoint_id: e.endpointId,
     disabled_reason: e.disabledReason,
   });

@@ -1,5 +1,4 @@
 import type { Sql } from '../../data/database';
-import type { Write } from '../../data/write';
 import type { BookingRow, BookingStatus } from '../../data/repositories/bookings-repository';
 import * as repo from '../../data/repositories/webhooks-repository';
 import { invalidRequest, notFound } from '../../shared/errors';
@@ -50,8 +49,8 @@ function newEvent(scope: Scope, type: EventType, now: Date, booking: BookingRow 
 /** The event of the state a booking has just entered (its status names the type). */
 export const bookingEvent = (b: BookingRow, now: Date): repo.NewEvent => newEvent(b, TYPE_OF[b.status], now, b, { booking: bookingView(b) });
 
-/** The booking's event as part of its one-statement write (only if the CTE `after`, the booking, wrote a row). */
-export const bookingEventWrite = (b: BookingRow, now: Date, after: string): Write => repo.eventWrite(bookingEvent(b, now), MAX_ATTEMPTS, after);
+/** The event of a new booking with its delivery policy, to commit with the booking (see bookings-repository). */
+export const newBookingEvent = (b: BookingRow, now: Date) => ({ record: bookingEvent(b, now), maxAttempts: MAX_ATTEMPTS });
 
 /** In the caller's transaction: the event of the booking's new state, and its deliveries. */
 export async function recordBookingEvent(tx: Sql, b: BookingRow, now: Date): Promise<void> {

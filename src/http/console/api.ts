@@ -1,7 +1,7 @@
 import { AppError } from '../../shared/errors';
 import { createSurface, type Operation } from '../surface';
 import type { Deps } from '../../deps';
-import { transfersError } from '../transfers/envelope';
+import { transfersError } from '../transfers/errors';
 import { consoleOperations } from './operations';
 
 /** Where the console is mounted: below the Transfers API it documents. */
@@ -19,7 +19,7 @@ export function createConsoleSurface(deps: Deps) {
       apiRoot: CONSOLE_ROOT,
       operations: consoleOperations(deps) as unknown as Record<string, Operation>,
       authenticate: async () => true,
-      unauthorized: () => new AppError('unauthorized', 401, 'unauthorized'),
+      unauthorized: () => new AppError('unauthorized', 'unauthorized'),
       publicRouteMisses: true,
       errorResult: transfersError,
       commonHeaders: () => ({ 'X-Service-Env': 'none' }),

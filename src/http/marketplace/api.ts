@@ -6,14 +6,9 @@ import type { Deps } from '../../deps';
 import type { HandlerResult, RequestContext } from '../types';
 import { operations } from './operations';
 import { withReplayProtection } from './replays';
+import { NOT_SUPPORTED, marketplaceError } from './errors';
 
-export const NOT_SUPPORTED = 'api method is not supported';
-
-/** The marketplace's error style: `{"status":"ERROR","error":"…"}`; a known path with another method is an unknown resource too. */
-export function marketplaceError(_ctx: RequestContext | undefined, err: AppError): HandlerResult {
-  const status = err.code === 'method_not_allowed' ? 404 : err.status;
-  return { status, body: { status: 'ERROR', error: err.message }, headers: err.headers };
-}
+export { NOT_SUPPORTED, marketplaceError };
 
 /** The mount path of MARKETPLACE_IN_URL, e.g. "/marketplace". */
 export const marketplaceMountPath = (inUrl: string) => new URL(inUrl).pathname.replace(/\/$/, '') || '/';
@@ -50,7 +45,7 @@ export function createMarketplaceSurface(deps: Deps) {
         }
         return false;
       },
-      unauthorized: () => new AppError('forbidden', 403, 'forbidden'),
+      unauthorized: () => new AppError('forbidden', 'forbidden'),
       exactTrailingSlashes: true,
       publicRouteMisses: true,
       routeMissMessage: () => NOT_SUPPORTED,

@@ -20,7 +20,7 @@ export function createOpsConsoleSurface(deps: Deps, opts: { root: string }) {
       apiRoot: OPS_CONSOLE_ROOT,
       operations: opsConsoleOperations(opts.root) as unknown as Record<string, Operation>,
       authenticate: async () => true,
-      unauthorized: () => new AppError('unauthorized', 401, 'unauthorized'),
+      unauthorized: () => new AppError('unauthorized', 'unauthorized'),
       publicRouteMisses: true,
       errorResult: opsError,
     },

@@ -7,10 +7,9 @@ import { createSurface, type Operation, type SurfaceOptions } from '../surface';
 import type { Deps } from '../../deps';
 import type { HandlerResult, RequestContext } from '../types';
 import { operations } from './operations';
+import { opsError } from './errors';
 
-export function opsError(_ctx: RequestContext | undefined, err: AppError): HandlerResult {
-  return { status: err.status, body: { error: { code: err.code, message: err.message, details: err.details } }, headers: err.headers };
-}
+export { opsError };
 
 const ROLES: readonly OperatorRole[] = ['viewer', 'dispatcher', 'admin'];
 
@@ -44,14 +43,14 @@ export function operatorAccess(
     },
     unauthorized: (ctx) => {
       const seconds = retryAfter.get(ctx);
-      return new AppError('unauthorized', 401, 'Send Authorization: Bearer <operator token>.', {}, seconds ? { 'Retry-After': String(seconds) } : {});
+      return new AppError('unauthorized', 'Send Authorization: Bearer <operator token>.', {}, seconds ? { retryAfterSeconds: seconds } : {});
     },
     admit: (ctx, op: ContractOperation) => {
       const declared = (op as { 'x-required-role'?: OperatorRole })['x-required-role'];
       const required = declared && ROLES.includes(declared) ? declared : 'admin';
       const who = ctx.operator!;
       if (mayAct(who.role, required)) return undefined;
-      return new AppError('forbidden', 403, `This needs the ${required} role; operator ${who.operatorId} is a ${who.role}.`, { required_role: required, role: who.role });
+      return new AppError('forbidden', `This needs the ${required} role; operator ${who.operatorId} is a ${who.role}.`, { required_role: required, role: who.role });
     },
     // A named operator's request commits only while the operator is unrevoked.
     owedAtCommit: (ctx) => (ctx.operator && ctx.operator.operatorId !== BOOTSTRAP_OPERATOR.operatorId ? operatorStillValid(ctx.operator.operatorId) : undefined),

@@ -3,7 +3,7 @@ import { authenticateKey, presentedKey } from '../../domain/partners/api-keys';
 import { keyStillValid } from '../../data/repositories/partners-repository';
 import { createSurface, type Operation } from '../surface';
 import type { Deps } from '../../deps';
-import { transfersError } from './envelope';
+import { transfersError } from './errors';
 import { operations } from './operations';
 import { simulateFault } from './simulate';
 import { rateLimited } from '../rate-limits';
@@ -50,7 +50,7 @@ export function createTransfersSurface(deps: Deps) {
           return true;
         })()),
       // The same bytes for every cause: no env, no request id, no hint of which check failed.
-      unauthorized: () => new AppError('unauthorized', 401, UNAUTHORIZED_MESSAGE),
+      unauthorized: () => new AppError('unauthorized', UNAUTHORIZED_MESSAGE),
       errorResult: transfersError,
       commonHeaders: (ctx) => ({ 'X-Service-Env': ctx?.env ?? 'none', ...(ctx?.simulated ? { 'Sandbox-Simulated': ctx.simulated } : {}) }),
       intercept: (ctx) => simulateFault(ctx),

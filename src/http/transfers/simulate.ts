@@ -1,21 +1,18 @@
 import { AppError } from '../../shared/errors';
 import type { HandlerResult, RequestContext } from '../types';
-import { transfersError } from './envelope';
+import { transfersError } from './errors';
 
 export const SIMULATE_HEADER = 'sandbox-simulate';
 
 const faults: Record<string, () => AppError> = {
   service_unavailable: () =>
-    new AppError('service_unavailable', 503, 'The service is temporarily unavailable; retry with backoff. (Simulated: Sandbox-Simulate: service_unavailable.)', { simulated: true }, { 'Retry-After': '2' }),
+    new AppError('service_unavailable', 'The service is temporarily unavailable; retry with backoff. (Simulated: Sandbox-Simulate: service_unavailable.)', { simulated: true }, { retryAfterSeconds: 2 }),
   rate_limited: () =>
-    new AppError('rate_limited', 429, 'Too many requests; retry after 2 seconds, with backoff. (Simulated: Sandbox-Simulate: rate_limited.)', { simulated: true }, { 'Retry-After': '2' }),
+    new AppError('rate_limited', 'Too many requests; retry after 2 seconds, with backoff. (Simulated: Sandbox-Simulate: rate_limited.)', { simulated: true }, { retryAfterSeconds: 2 }),
   idempotency_in_progress: () =>
-    new AppError(
-      'idempotency_conflict',
-      409,
-      'A request with this Idempotency-Key is still in progress; retry with the same key to receive its result. (Simulated: Sandbox-Simulate: idempotency_in_progress.)',
+    new AppError('idempotency_conflict', 'A request with this Idempotency-Key is still in progress; retry with the same key to receive its result. (Simulated: Sandbox-Simulate: idempotency_in_progress.)',
       { reason: 'in_progress', simulated: true },
-      { 'Retry-After': '1' },
+      { retryAfterSeconds: 1 },
     ),
 };
 

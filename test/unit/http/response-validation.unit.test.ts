@@ -1,7 +1,7 @@
 import { EmptyBuckets, MemoryTokenBuckets } from '../../../src/http/rate-limits';
 import { Metrics } from '../../../src/http/metrics';
 import { createSurface } from '../../../src/http/surface';
-import { transfersError } from '../../../src/http/transfers/envelope';
+import { transfersError } from '../../../src/http/transfers/errors';
 import { RequestContext } from '../../../src/http/types';
 import { AppError } from '../../../src/shared/errors';
 import { makeLogger } from '../../../src/shared/logger';
@@ -27,7 +27,7 @@ async function surfaceReturning(body: unknown, mode: 'enforce' | 'log' | 'off') 
         ...Object.fromEntries(['createQuote', 'createBooking', 'getBooking', 'cancelBooking', 'expireOffer', 'pauseSandboxAccount', 'resumeSandboxAccount'].map((id) => [id, async () => ({ status: 500 })])),
       },
       authenticate: async (ctx) => ((ctx.env = 'sandbox'), true),
-      unauthorized: () => new AppError('unauthorized', 401, 'no'),
+      unauthorized: () => new AppError('unauthorized', 'no'),
       errorResult: transfersError,
       decorate: (ctx, b) => ({ env: ctx.env, ...(b as object) }),
     },

@@ -4,22 +4,24 @@ import { weakETag } from '../../documents';
 import type { OpsHandler } from './types';
 
 // Registering or withdrawing a vehicle changes what quoting may offer: this instance asks again at the next quote.
-export const createVehicle: OpsHandler<'createVehicle'> = async (call, ctx) => ({
-  status: 201,
-  body: (await registry.registerVehicle(await ctx.tx(), call.body, ctx.deps.clock.now())) as never,
-  afterCommit: () => ctx.deps.fleet.forget(),
-});
+export const createVehicle: OpsHandler<'createVehicle'> = async (call, ctx) => {
+  const reply = { status: 201 as const, body: (await registry.registerVehicle(await ctx.tx(), call.body, ctx.deps.clock.now())) as never };
+  await ctx.commitNow(reply);
+  ctx.deps.fleet.forget();
+  return reply;
+};
 
 export const listVehicles: OpsHandler<'listVehicles'> = async (call, ctx) => ({
   status: 200,
   body: { data: (await registry.listVehicles(ctx.sql, call.query)) as never },
 });
 
-export const deactivateVehicle: OpsHandler<'deactivateVehicle'> = async (call, ctx) => ({
-  status: 200,
-  body: (await registry.deactivateVehicle(await ctx.tx(), call.params.vehicle_id, ctx.deps.clock.now())) as never,
-  afterCommit: () => ctx.deps.fleet.forget(),
-});
+export const deactivateVehicle: OpsHandler<'deactivateVehicle'> = async (call, ctx) => {
+  const reply = { status: 200 as const, body: (await registry.deactivateVehicle(await ctx.tx(), call.params.vehicle_id, ctx.deps.clock.now())) as never };
+  await ctx.commitNow(reply);
+  ctx.deps.fleet.forget();
+  return reply;
+};
 
 export const createDriver: OpsHandler<'createDriver'> = async (call, ctx) => ({
   status: 201,

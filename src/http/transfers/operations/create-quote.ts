@@ -8,5 +8,8 @@ export const createQuote: TransfersHandler<'createQuote'> = async (call, ctx) =>
     freeClasses: (from, to) => ctx.deps.fleet.freeClasses(ctx.sql, from, to),
   });
   const scope = { partnerId: ctx.partner.partnerId, env: ctx.env };
-  return { status: 200, body, write, afterCommit: () => ctx.deps.recent.rememberOffers(scope, bookable) };
+  const reply = { status: 200 as const, body, write };
+  // Once committed, this instance remembers the offers, so booking one of them needs no read.
+  if ((await ctx.commitNow(reply)) === 'committed') ctx.deps.recent.rememberOffers(scope, bookable);
+  return reply;
 };
