@@ -14,6 +14,8 @@ type ConsoleHandler<O extends keyof Ops> = (call: OperationCall<unknown, Record<
 /** The console's files: ours (web/console) and the renderer's (swagger-ui-dist), under the names the pages use. */
 const ASSET_FILES: Record<string, string> = {
   'console.js': 'web/console/console.js',
+  'key.js': 'web/console/key.js',
+  'flow.js': 'web/console/flow.js',
   'console.css': 'web/console/console.css',
   'swagger-ui-bundle.js': 'swagger-ui-dist/swagger-ui-bundle.js',
   'swagger-ui.css': 'swagger-ui-dist/swagger-ui.css',

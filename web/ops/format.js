@@ -1,0 +1,93 @@
+// @ts-check
+/*
+ * Words and times for the page. All times are Sri Lanka time (UTC+05:30 all year), computed from the instant, whatever
+ * the browser's zone.
+ */
+import { serviceNow } from './state.js';
+
+/** @typedef {import('./api.js').Job} Job */
+/** @typedef {import('./api.js').JobPlace} JobPlace */
+/** @typedef {import('./api.js').FleetCode} FleetCode */
+/** @typedef {import('./api.js').RateLimit} RateLimit */
+/** @typedef {import('./api.js').Env} Env */
+
+export const SLT_MS = 330 * 60000;
+export const HOUR = 3600000;
+
+/** @type {[FleetCode, string][]} Our fleet classes, in the order the page lists them. */
+export const FLEET = [
+  ['small_car', 'Small car'], ['standard_car', 'Standard car'], ['premium_car', 'Premium car'], ['suv', 'SUV'],
+  ['standard_van', 'Standard van'], ['premium_van', 'Premium van'], ['large_van', 'Large van'], ['standard_bus', 'Standard bus'],
+];
+/** @type {Record<string, string>} */
+export const FLEET_NAMES = Object.fromEntries(FLEET);
+/** @type {FleetCode[]} */
+export const FLEET_ORDER = FLEET.map((f) => f[0]);
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
+
+/** An instant as an ISO string in Sri Lanka time (its "Z" is not UTC). @param {string | number} iso */
+export function slt(iso) { return new Date(new Date(iso).getTime() + SLT_MS).toISOString(); }
+/** @param {string} iso */
+export function hhmm(iso) { return slt(iso).slice(11, 16); }
+/** "Sat 21 Nov" for a date (YYYY-MM-DD). @param {string} date */
+export function dayName(date) {
+  const d = new Date(date + 'T00:00:00Z');
+  return DAYS[d.getUTCDay()] + ' ' + d.getUTCDate() + ' ' + MONTHS[d.getUTCMonth()];
+}
+/** "21 Nov 13:30" (with seconds when asked); a dash for no time. @param {string | null | undefined} iso @param {boolean} [seconds] */
+export function when(iso, seconds) {
+  if (!iso) return '—';
+  const s = slt(iso);
+  return Number(s.slice(8, 10)) + ' ' + MONTHS[Number(s.slice(5, 7)) - 1] + ' ' + s.slice(11, seconds ? 19 : 16);
+}
+/** @param {string} date @param {number} n */
+export function addDays(date, n) { return new Date(Date.parse(date + 'T00:00:00Z') + n * 86400000).toISOString().slice(0, 10); }
+export function todayInSriLanka() { return new Date(serviceNow() + SLT_MS).toISOString().slice(0, 10); }
+/** Midnight in Sri Lanka, as milliseconds. @param {string} date */
+export function dayStart(date) { return Date.parse(date + 'T00:00:00+05:30'); }
+/** @param {string} iso */
+export function ago(iso) {
+  const min = Math.round((serviceNow() - Date.parse(iso)) / 60000);
+  if (min < 1) return 'just now';
+  if (min < 120) return min + ' min ago';
+  return Math.round(min / 60) + ' h ago';
+}
+
+/** A place as the customer named it and where we located it. @param {JobPlace | null | undefined} p */
+export function place(p) {
+  if (!p) return '';
+  const name = p.iata ? p.resolved_name + ' (' + p.iata + ')' : p.name;
+  return p.name !== p.resolved_name && !p.iata ? p.name + ' — ' + p.resolved_name : name;
+}
+/** @param {JobPlace} p */
+export function shortPlace(p) { return p.iata || p.resolved_name || p.name; }
+/** @param {Job} j */
+export function party(j) { return j.passengers.adults + (j.passengers.adults === 1 ? ' adult, ' : ' adults, ') + j.passengers.luggage + (j.passengers.luggage === 1 ? ' bag' : ' bags'); }
+/** @param {Job} j */
+export function whoFor(j) { return j.booking_ref ? 'Booking ' + j.booking_ref : 'Marketplace order ' + j.order_id; }
+/** @param {Job} j */
+export function whereabouts(j) {
+  const l = j.last_location;
+  if (!l) return 'No position reported yet';
+  return l.lat.toFixed(5) + ', ' + l.lon.toFixed(5) + ' at ' + hhmm(l.at) + ' (' + ago(l.at) + ')';
+}
+/** @param {Job} j */
+export function statusText(j) {
+  return { confirmed: 'unassigned', driver_assigned: 'assigned', completed: 'completed', no_show: 'no-show', cancelled: 'cancelled' }[j.status] || j.status;
+}
+
+/** @param {RateLimit} l */
+export function rateText(l) {
+  if (!l) return 'No limit';
+  return l.requests_per_second + (l.requests_per_second === 1 ? ' request' : ' requests') + ' a second, bursts of up to ' + l.burst;
+}
+/** @param {Env} env */
+export function envName(env) { return env === 'sandbox' ? 'Sandbox' : 'Production'; }
+
+/** A stored request or response part, for reading. @param {unknown} v */
+export function pretty(v) {
+  if (v === null || v === undefined) return '(empty)';
+  return typeof v === 'string' ? v : JSON.stringify(v, null, 2);
+}
