@@ -3,7 +3,7 @@ import type { Knex } from 'knex';
 import { serviceUnavailable } from '../shared/errors';
 import { isUnavailable } from './errors';
 
-export type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+export type Row = Record<string, unknown>;
 
 /**
  * One SQL statement of the persistence layer. Its name is derived from its text, so on PostgreSQL it is prepared
@@ -32,7 +32,7 @@ export function sql(text: string): Statement {
  * few queries whose shape depends on the input (operator filters).
  */
 export interface Sql {
-  query<R extends Row = Row>(stmt: Statement | string, params?: readonly unknown[]): Promise<R[]>;
+  query<R extends object = Row>(stmt: Statement | string, params?: readonly unknown[]): Promise<R[]>;
   readonly knex: Knex;
   readonly inTransaction: boolean;
 }
@@ -78,7 +78,7 @@ abstract class Executor implements Sql {
     protected readonly observe: () => QueryObserver | undefined,
   ) {}
 
-  async query<R extends Row = Row>(stmt: Statement | string, params: readonly unknown[] = []): Promise<R[]> {
+  async query<R extends object = Row>(stmt: Statement | string, params: readonly unknown[] = []): Promise<R[]> {
     const s = typeof stmt === 'string' ? sql(stmt) : stmt;
     this.observe()?.(s.text, params);
     let conn: RawConnection;
@@ -202,7 +202,24 @@ export class Database extends Executor {
     }
   }
 
+  /** The connection pool's figures (metrics): connections in use, idle, and requests waiting for one. */
+  poolFigures(): { used: number; free: number; pending: number } {
+    const pool: unknown = this.knex.client.pool;
+    if (!isPool(pool)) return { used: 0, free: 0, pending: 0 };
+    return { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires() };
+  }
+
   destroy(): Promise<void> {
     return this.knex.destroy();
   }
 }
+
+interface Pool {
+  numUsed(): number;
+  numFree(): number;
+  numPendingAcquires(): number;
+}
+
+/** knex's pool (tarn) when there is one: PGlite's single connection has none. */
+const isPool = (p: unknown): p is Pool =>
+  typeof p === 'object' && p !== null && 'numUsed' in p && typeof p.numUsed === 'function' && 'numFree' in p && 'numPendingAcquires' in p;

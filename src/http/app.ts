@@ -17,7 +17,6 @@ import { operationalSample, probes, readiness } from './probes';
 /** Requests outside every surface: 404 in the Transfers envelope, audited like everything else. */
 const unknownRoute: Surface = {
   name: 'none',
-  api: undefined as never,
   handle: async (ctx, early) =>
     transfersError(
       ctx,
@@ -30,7 +29,6 @@ const unknownRoute: Surface = {
 /** The same on the operator listener (OPS_LISTEN), in the operator API's envelope. */
 const unknownOpsRoute: Surface = {
   name: 'none',
-  api: undefined as never,
   handle: async (ctx, early) =>
     opsError(
       ctx,

@@ -54,11 +54,10 @@ export function probes(deps: Deps, ready: () => Promise<boolean>) {
 export function operationalSample(deps: Deps, ready: () => Promise<boolean>): () => Promise<OperationalSample> {
   return async () => {
     const [figures, ok] = await Promise.all([operationalFigures(deps.db, deps.clock.now()).catch(() => undefined), ready()]);
-    const pool = (deps.db.knex as unknown as { client?: { pool?: { numUsed(): number; numFree(): number; numPendingAcquires(): number } } }).client?.pool;
     return {
       figures,
       ready: ok && figures !== undefined,
-      pool: { used: pool?.numUsed() ?? 0, free: pool?.numFree() ?? 0, pending: pool?.numPendingAcquires() ?? 0 },
+      pool: deps.db.poolFigures(),
     };
   };
 }

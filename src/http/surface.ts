@@ -17,7 +17,16 @@ export function loadContract(file: string): Document {
   return yaml.load(fs.readFileSync(path.join(CONTRACTS_DIR, file), 'utf8')) as Document;
 }
 
-export type Operation = (call: OperationCall<any, any, any>, ctx: RequestContext) => Promise<HandlerResult>; // eslint-disable-line @typescript-eslint/no-explicit-any
+/**
+ * An operation's handler as the surface calls it. Declared through a method so that a handler typed from the
+ * contract fits it as it is (its call narrowed to the operation's body and parameters, its context to what the
+ * surface's security filled in): the surface dispatches an operation only after validating the call against that
+ * same contract and authenticating the caller.
+ */
+interface OperationSignature {
+  handle(call: OperationCall, ctx: RequestContext): Promise<HandlerResult>;
+}
+export type Operation = OperationSignature['handle'];
 
 export interface SurfaceOptions {
   name: SurfaceName;
@@ -138,7 +147,6 @@ type Match = { route: Route; rawParams: Record<string, string> } | { miss: 'not_
 
 export interface Surface {
   name: SurfaceName;
-  api: OpenAPIBackend;
   errorResult(ctx: RequestContext | undefined, err: AppError): HandlerResult;
   commonHeaders?(ctx: RequestContext | undefined): Record<string, string>;
   owedAtCommit?(ctx: RequestContext, refused: boolean): Write | undefined;
@@ -168,12 +176,12 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
     ajvOpts: { allErrors: true, strict: false },
     // RFC 3339 date-times and dates narrowed to what the database stores (formats.ts): no contract lets more through.
     customizeAjv: (ajv) => {
-      addContractFormats(ajv as never);
+      addContractFormats(ajv);
       return ajv;
     },
   });
   // Registering every operation's handler lets openapi-backend's strict mode check them against the contract.
-  api.register(Object.fromEntries(Object.keys(opts.operations).map((id) => [id, () => undefined])) as never);
+  api.register(Object.fromEntries(Object.keys(opts.operations).map((id) => [id, () => undefined])));
   await api.init();
 
   const globalSecurity = (definition.security ?? []) as Array<Record<string, string[]>>;
@@ -304,7 +312,6 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
 
   return {
     name: opts.name,
-    api,
     errorResult: opts.errorResult,
     commonHeaders: opts.commonHeaders,
     owedAtCommit: opts.owedAtCommit,

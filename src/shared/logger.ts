@@ -11,7 +11,7 @@ function clean(value: unknown, depth = 0): unknown {
     const copy = new Error(redactString(value.message));
     copy.name = value.name;
     copy.stack = value.stack && redactString(value.stack);
-    for (const [k, v] of Object.entries(value)) (copy as unknown as Record<string, unknown>)[k] = isSecretName(k) ? REDACTED : clean(v, depth + 1);
+    for (const [k, v] of Object.entries(value)) Object.assign(copy, { [k]: isSecretName(k) ? REDACTED : clean(v, depth + 1) });
     return copy;
   }
   if (Array.isArray(value)) return value.map((v) => clean(v, depth + 1));

@@ -2,7 +2,7 @@ import { sql, type Sql, type Tx } from '../database';
 import { combine, runWrite, type Write } from '../write';
 import { storeWrite, type Completion, type IdempotencyScope, type StoredResponse } from './idempotency-repository';
 import { jobWrite, type JobRecord } from './jobs-repository';
-import { eventWrite, type NewEvent } from './webhooks-repository';
+import { eventWrite, type NewEvent } from './webhook-events-repository';
 
 export type Env = 'sandbox' | 'production';
 /** A place as the quote located it. */
@@ -104,16 +104,21 @@ const bookingJson = (alias: string) => `json_build_object(${FIELDS.map((f) => `'
 const bookingColumns = (alias: string) => FIELDS.map((f) => `${alias}.${BOOKING[f]} as "${f}"`).join(', ');
 
 /** A booking read as JSON (dates come back as text): the types the rest of the code expects. */
-function fromJson(j: Record<string, unknown> | null): BookingRow | undefined {
+type Dated<T, K extends keyof T> = Omit<T, K> & { [P in K]: T[P] extends Date ? string : T[P] extends Date | null ? string | null : T[P] };
+/** A booking as json_build_object returns it: timestamps as text, the amount as a number or text. */
+type BookingJson = Dated<BookingRow, 'pickupAt' | 'createdAt' | 'cancelledAt' | 'completedAt' | 'noShowAt'> & { amountMinor: number | string };
+
+function fromJson(j: BookingJson | null): BookingRow | undefined {
   if (!j) return undefined;
+  const at = (t: string | null) => (t ? new Date(t) : null);
   return {
-    ...(j as unknown as BookingRow),
+    ...j,
     amountMinor: Number(j.amountMinor),
-    pickupAt: new Date(j.pickupAt as string),
-    createdAt: new Date(j.createdAt as string),
-    cancelledAt: j.cancelledAt ? new Date(j.cancelledAt as string) : null,
-    completedAt: j.completedAt ? new Date(j.completedAt as string) : null,
-    noShowAt: j.noShowAt ? new Date(j.noShowAt as string) : null,
+    pickupAt: new Date(j.pickupAt),
+    createdAt: new Date(j.createdAt),
+    cancelledAt: at(j.cancelledAt),
+    completedAt: at(j.completedAt),
+    noShowAt: at(j.noShowAt),
   };
 }
 
@@ -146,20 +151,27 @@ const facts = sql(`
     (select ${OFFER_JSON} from offers o join quotes q on q.quote_id = o.quote_id where o.offer_id = $5 and o.partner_id = $1 and o.env = $2) as offer,
     exists (select 1 from bookings c where c.offer_id = $5) as consumed`);
 
+interface FactsRow {
+  stored: StoredResponse | null;
+  by_reference: BookingJson | null;
+  offer: Dated<OfferForBooking, 'expiresAt' | 'pickupAt'> | null;
+  consumed: boolean;
+}
+
 export async function bookingFacts(
   db: Sql,
   scope: { partnerId: string; env: Env },
   q: { idempotencyKey?: string; partnerReference: string; offerId: string },
 ): Promise<BookingFacts> {
-  const [r] = await db.query(facts, [scope.partnerId, scope.env, q.idempotencyKey ?? null, q.partnerReference, q.offerId]);
-  const offer = r.offer as (OfferForBooking & { expiresAt: string; pickupAt: string }) | null;
+  const [r] = await db.query<FactsRow>(facts, [scope.partnerId, scope.env, q.idempotencyKey ?? null, q.partnerReference, q.offerId]);
+  const offer = r.offer;
   return {
-    stored: (r.stored as StoredResponse | null) ?? undefined,
+    stored: r.stored ?? undefined,
     byReference: fromJson(r.by_reference),
     offer: offer
       ? { ...offer, amountMinor: Number(offer.amountMinor), expiresAt: new Date(offer.expiresAt), pickupAt: new Date(offer.pickupAt) }
       : undefined,
-    consumed: r.consumed as boolean,
+    consumed: r.consumed,
   };
 }
 

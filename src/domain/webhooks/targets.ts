@@ -84,20 +84,21 @@ export async function checkTargetUrl(raw: string, env: Env, allowPrivateTargets:
  * fresh resolution. (Node calls it with `all: true` when it races IPv4 and IPv6, and without otherwise.)
  */
 export function guardedLookup(allowPrivate: boolean, resolve: Resolve): net.LookupFunction {
-  return ((hostname: string, options: dns.LookupOptions, callback: (...args: unknown[]) => void) => {
+  return (hostname, options, callback) => {
+    const fail = (message: string, code: string) => callback(Object.assign(new Error(message), { code }), '');
     const family = typeof options === 'number' ? options : (options?.family ?? 0);
     resolve(hostname).then(
       (found) => {
         const addresses = found.filter((a) => !family || a.family === family);
-        if (!addresses.length) return callback(Object.assign(new Error(`${hostname} does not resolve`), { code: 'ENOTFOUND' }));
+        if (!addresses.length) return fail(`${hostname} does not resolve`, 'ENOTFOUND');
         for (const a of addresses) {
           const refused = refusedAddress(a.address, allowPrivate);
-          if (refused) return callback(Object.assign(new Error(`refused: ${hostname} resolves to ${refused}`), { code: 'EREFUSEDTARGET' }));
+          if (refused) return fail(`refused: ${hostname} resolves to ${refused}`, 'EREFUSEDTARGET');
         }
         if (typeof options === 'object' && options?.all) return callback(null, addresses);
         return callback(null, addresses[0].address, addresses[0].family);
       },
-      (err) => callback(err),
+      (err: unknown) => callback(err instanceof Error ? err : new Error(String(err)), ''),
     );
-  }) as unknown as net.LookupFunction;
+  };
 }

@@ -17,7 +17,7 @@ export function createConsoleSurface(deps: Deps) {
       name: 'console',
       contract: 'console.yaml',
       apiRoot: CONSOLE_ROOT,
-      operations: consoleOperations(deps) as unknown as Record<string, Operation>,
+      operations: consoleOperations(deps),
       authenticate: async () => true,
       unauthorized: () => new AppError('unauthorized', 'unauthorized'),
       publicRouteMisses: true,

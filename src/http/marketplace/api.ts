@@ -28,7 +28,7 @@ export function createMarketplaceSurface(deps: Deps) {
       name: 'marketplace',
       contract: 'marketplace-inbound.yaml',
       apiRoot: mount,
-      operations: withReplayProtection(operations as unknown as Record<string, Operation>, addressedUrl),
+      operations: withReplayProtection(operations, addressedUrl),
       async authenticate(ctx, scheme) {
         if (scheme === 'privateKey') {
           if (!privateKey) return false;

@@ -19,7 +19,7 @@ export function createMetricsSurface(deps: Deps, operatorToken: string, sample: 
       name: 'metrics',
       contract: 'metrics.yaml',
       apiRoot: '/',
-      operations: { getMetrics } as unknown as Record<string, Operation>,
+      operations: { getMetrics },
       ...operatorAccess(deps, operatorToken),
     },
     deps,

@@ -18,7 +18,7 @@ export function createOpsConsoleSurface(deps: Deps, opts: { root: string }) {
       name: 'ops-console',
       contract: 'ops-console.yaml',
       apiRoot: OPS_CONSOLE_ROOT,
-      operations: opsConsoleOperations(opts.root) as unknown as Record<string, Operation>,
+      operations: opsConsoleOperations(opts.root),
       authenticate: async () => true,
       unauthorized: () => new AppError('unauthorized', 'unauthorized'),
       publicRouteMisses: true,

@@ -64,7 +64,7 @@ export function createOpsSurface(deps: Deps, operatorToken: string) {
       name: 'ops',
       contract: 'ops-v1.yaml',
       apiRoot: '/ops/v1',
-      operations: operations as unknown as Record<string, Operation>,
+      operations: operations,
       ...operatorAccess(deps, operatorToken),
     },
     deps,

@@ -28,7 +28,7 @@ export function createTransfersSurface(deps: Deps) {
       name: 'transfers',
       contract: 'transfers-v1.yaml',
       apiRoot: '/transfers/v1',
-      operations: operations as unknown as Record<string, Operation>,
+      operations: operations,
       // Both schemes (Bearer, X-Api-Key) ask; one lookup answers them.
       authenticate: (ctx) =>
         (ctx.authenticated ??= (async () => {

@@ -26,11 +26,13 @@ export function contractDocuments(publicBaseUrl: string): ContractDocuments {
 }
 
 function buildDocuments(publicBaseUrl: string): ContractDocuments {
-  const contract = loadContract('transfers-v1.yaml') as unknown as Record<string, unknown> & { components?: { examples?: Record<string, { value: unknown }> } };
+  const contract = loadContract('transfers-v1.yaml');
+  const examples: Record<string, { value: unknown }> = {};
+  for (const [name, e] of Object.entries(contract.components?.examples ?? {})) if ('value' in e) examples[name] = { value: e.value };
   const served = inlineExampleRefs({
     ...contract,
     servers: [{ url: `${publicBaseUrl}/transfers/v1`, description: 'This deployment: sandbox or production, as your key chooses' }],
-  }, contract.components?.examples ?? {});
+  }, examples);
   let postman: Promise<Document> | undefined;
   return {
     json: { contentType: 'application/json; charset=utf-8', bytes: Buffer.from(JSON.stringify(served)), cacheSeconds: CACHE_SECONDS },
