@@ -6,7 +6,7 @@ import { SEEN_CALL_AFTER_PICKUP_MS, SEEN_CALL_RETENTION_MS } from './domain/mark
 import { dropAuditPartitionsBefore, ensureAuditPartitions } from './data/repositories/audit-repository';
 import { purgeAuthFailures } from './data/repositories/operator-auth-repository';
 import { purgeRateBuckets } from './data/repositories/rate-limits-repository';
-import { purgeEventsBefore } from './data/repositories/webhooks-repository';
+import { purgeEventsBefore } from './data/repositories/webhook-events-repository';
 import { EVENT_RETENTION_DAYS } from './domain/webhooks/events';
 
 /** Unbooked quotes are kept this long after they expire (for support questions), then purged with their offers. */

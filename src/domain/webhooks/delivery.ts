@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks';
 import type { Deps } from '../../deps';
-import * as repo from '../../data/repositories/webhooks-repository';
+import * as repo from '../../data/repositories/webhook-endpoints-repository';
 import { appendAudit } from '../../data/repositories/audit-repository';
 import { systemClock, type Clock } from '../../shared/clock';
 import { exchangeAudit } from '../audit/exchange-audit';

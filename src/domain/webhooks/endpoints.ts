@@ -1,5 +1,5 @@
 import type { Sql } from '../../data/database';
-import * as repo from '../../data/repositories/webhooks-repository';
+import * as repo from '../../data/repositories/webhook-endpoints-repository';
 import { AppError, invalidRequest, notFound } from '../../shared/errors';
 import { prefixedId, webhookSecret } from '../../shared/ids';
 import { BOOKING_EVENT_TYPES, type BookingEventType } from './event-types';

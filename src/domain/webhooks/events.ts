@@ -1,6 +1,6 @@
 import type { Sql } from '../../data/database';
 import type { BookingRow, BookingStatus } from '../../data/repositories/bookings-repository';
-import * as repo from '../../data/repositories/webhooks-repository';
+import * as repo from '../../data/repositories/webhook-events-repository';
 import { invalidRequest, notFound } from '../../shared/errors';
 import { eventId as newEventId } from '../../shared/ids';
 import { bookingView, type BookingView } from '../bookings/booking-view';

@@ -1,4 +1,4 @@
-import { integrationReport } from '../../../domain/integration/integration-report';
+import { integrationReport } from '../integration-report';
 import type { TransfersHandler } from './types';
 
 /** Sandbox test helper: the partner's integration graded from its own sandbox traffic. Live keys get 404. */

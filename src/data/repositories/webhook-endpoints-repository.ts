@@ -1,5 +1,10 @@
+/**
+ * Partners' webhook endpoints: registering, listing, enabling, disabling, deleting and rotating their secrets, and
+ * what deliveries to an endpoint need of it: where a delivery goes and signs with, the waiting deliveries an endpoint
+ * that stops receiving leaves failed, and the endpoint's health after each attempt (failing since, disabled after
+ * failing too long). The events and the deliveries they enqueue: webhook-events-repository.ts.
+ */
 import { sql, type Sql } from '../database';
-import type { Write } from '../write';
 
 export type Env = 'sandbox' | 'production';
 export type EndpointStatus = 'enabled' | 'disabled' | 'deleted';
@@ -111,6 +116,8 @@ export async function rotateSecret(tx: Sql, endpointId: string, secret: string, 
   return (await tx.query<EndpointRow>(rotate, [endpointId, secret, previousUntil, now]))[0];
 }
 
+// ---- delivery ----------------------------------------------------------------------------------------------------
+
 const failPending = sql(`
   update outbox set status = 'failed', last_error = $2, locked_until = null, updated_at = $3
   where endpoint_id = $1 and status = 'pending'`);
@@ -122,154 +129,6 @@ const failPending = sql(`
 export async function failPendingDeliveries(tx: Sql, endpointId: string, reason: string, now: Date): Promise<void> {
   await tx.query(failPending, [endpointId, reason, now]);
 }
-
-// ---- events ------------------------------------------------------------------------------------------------------
-
-export interface NewEvent {
-  eventId: string;
-  partnerId: string;
-  env: Env;
-  type: string;
-  bookingRef: string | null;
-  sequence: number | null;
-  /** The JSON body delivered, as sent (and as GET /events returns it). */
-  payload: string;
-  createdAt: Date;
-}
-
-const EVENT_VALUES = '$1::text, $2::text, $3::text, $4::text, $5::text, $6::int, $7::json, $8::timestamptz';
-const eventParams = (e: NewEvent) => [e.eventId, e.partnerId, e.env, e.type, e.bookingRef, e.sequence, e.payload, e.createdAt];
-
-/** A delivery (outbox message of kind `webhook`) per endpoint of the event's partner and environment that `target` selects. */
-const deliveries = (source: string, target: string, maxAttempts: string, now: string) => `
-  insert into outbox (kind, payload, status, attempts, max_attempts, next_attempt_at, created_at, updated_at, event_id, endpoint_id)
-  select 'webhook', '{}'::jsonb, 'pending', 0, ${maxAttempts}::int, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz, v.event_id, w.endpoint_id
-  from ${source} v join webhook_endpoints w on w.partner_id = v.partner_id and w.env = v.env and w.status = 'enabled' and ${target}
-  returning id::text as id, endpoint_id as "endpointId"`;
-
-const SUBSCRIBED = 'v.type = any (w.events)';
-
-/**
- * The event of a booking's change, with a delivery to each enabled endpoint of the booking's partner and environment
- * subscribed to its type, as part of the change's own one-statement write: with `after`, only if that CTE produced
- * a row (the booking).
- */
-export function eventWrite(e: NewEvent, maxAttempts: number, after?: string): Write {
-  return {
-    ctes: [
-      `event_in as (insert into webhook_events (event_id, partner_id, env, type, booking_ref, sequence, payload, created_at) select ${EVENT_VALUES}${after ? ` from ${after}` : ''} returning event_id, partner_id, env, type)`,
-      `event_out as (${deliveries('event_in', SUBSCRIBED, '$9', '$8')})`,
-    ],
-    params: [...eventParams(e), maxAttempts],
-  };
-}
-
-const insertEventStmt = (target: string) =>
-  sql(`
-  with event_in as (insert into webhook_events (event_id, partner_id, env, type, booking_ref, sequence, payload, created_at) values (${EVENT_VALUES}) returning event_id, partner_id, env, type),
-  event_out as (${deliveries('event_in', target, '$9', '$8')})
-  select id, "endpointId" from event_out`);
-const insertToSubscribers = insertEventStmt(SUBSCRIBED);
-const insertToEndpoint = insertEventStmt('w.endpoint_id = $10');
-
-/**
- * An event and its deliveries in one statement (in the caller's transaction): to every subscribed endpoint, or to
- * the one named (a test ping). Returns the deliveries enqueued.
- */
-export async function insertEvent(tx: Sql, e: NewEvent, maxAttempts: number, endpointId?: string): Promise<Array<{ id: string; endpointId: string }>> {
-  return endpointId
-    ? tx.query(insertToEndpoint, [...eventParams(e), maxAttempts, endpointId])
-    : tx.query(insertToSubscribers, [...eventParams(e), maxAttempts]);
-}
-
-const redeliverTo = (target: string) =>
-  sql(`
-  with event as (select event_id, partner_id, env, type from webhook_events where event_id = $1)
-  ${deliveries('event', target, '$2', '$3')}`);
-const redeliverToSubscribers = redeliverTo(SUBSCRIBED);
-const redeliverToEndpoint = redeliverTo('w.endpoint_id = $4');
-
-/** New deliveries of a stored event: to every subscribed endpoint, or to the one named. */
-export async function enqueueDeliveries(tx: Sql, eventId: string, maxAttempts: number, now: Date, endpointId?: string): Promise<Array<{ id: string; endpointId: string }>> {
-  return endpointId ? tx.query(redeliverToEndpoint, [eventId, maxAttempts, now, endpointId]) : tx.query(redeliverToSubscribers, [eventId, maxAttempts, now]);
-}
-
-export interface EventRow {
-  eventId: string;
-  type: string;
-  /** The body as delivered (JSON text). */
-  payload: string;
-}
-
-const eventQuery = `select event_id as "eventId", type, payload::text as payload from webhook_events where event_id = $1 and partner_id = $2 and env = $3`;
-const oneEvent = sql(eventQuery);
-const oneEventKept = sql(`${eventQuery} for key share`);
-
-/**
- * A partner's event. With `keep`, the row is locked against deletion until the caller's transaction ends (for a
- * redelivery, which then adds rows that reference it): the retention pass skips it, or has already taken it.
- */
-export async function findEvent(db: Sql, eventId: string, partnerId: string, env: Env, keep = false): Promise<EventRow | undefined> {
-  return (await db.query<EventRow>(keep ? oneEventKept : oneEvent, [eventId, partnerId, env]))[0];
-}
-
-// Events written before the cutoff, none of whose deliveries is still pending, with their deliveries, in batches of
-// 5,000 (oldest first). Rows locked by a redelivery in progress are skipped, and left for the next pass. The
-// foreign key from outbox to the event is checked at the end of the statement, when both are gone.
-const purgeEvents = sql(`
-  with old as (
-    select e.event_id from webhook_events e
-    where e.created_at < $1 and not exists (select 1 from outbox o where o.event_id = e.event_id and o.status = 'pending')
-    order by e.created_at
-    limit 5000
-    for update of e skip locked
-  ),
-  deliveries as (delete from outbox o using old where o.event_id = old.event_id returning 1),
-  events as (delete from webhook_events e using old where e.event_id = old.event_id returning 1)
-  select (select count(*) from events)::int as events, (select count(*) from deliveries)::int as deliveries`);
-
-/** Purges events written before `cutoff` and their deliveries (none still pending); returns the counts. */
-export async function purgeEventsBefore(db: Sql, cutoff: Date): Promise<{ events: number; deliveries: number }> {
-  const total = { events: 0, deliveries: 0 };
-  for (;;) {
-    const [n] = await db.query<{ events: number; deliveries: number }>(purgeEvents, [cutoff]);
-    total.events += n.events;
-    total.deliveries += n.deliveries;
-    if (n.events < 5000) return total;
-  }
-}
-
-const cursorOf = sql(`select tx::text as tx, id::text as id from webhook_events where event_id = $1 and partner_id = $2 and env = $3`);
-
-/** Where an event stands in its partner's list (for `after`). */
-export async function eventPosition(db: Sql, eventId: string, partnerId: string, env: Env): Promise<{ tx: string; id: string } | undefined> {
-  return (await db.query<{ tx: string; id: string }>(cursorOf, [eventId, partnerId, env]))[0];
-}
-
-// Only events whose transaction is older than every transaction still running (pg_snapshot_xmin): an event committed
-// later can then never sort before one already listed, so a cursor (tx, id) skips nothing.
-const listStmt = (typed: boolean, after: boolean) =>
-  sql(`
-  select e.event_id as "eventId", e.type, e.payload::text as payload from webhook_events e
-  where e.partner_id = $1 and e.env = $2 and e.tx < pg_snapshot_xmin(pg_current_snapshot())
-    ${typed ? 'and e.type = $4' : ''} ${after ? `and (e.tx, e.id) > ($${typed ? 5 : 4}::xid8, $${typed ? 6 : 5}::bigint)` : ''}
-  order by e.tx, e.id
-  limit $3`);
-const LIST = [listStmt(false, false), listStmt(true, false), listStmt(false, true), listStmt(true, true)];
-
-/** A partner's events in one environment, in the order they were written, after a position. */
-export async function listEvents(
-  db: Sql,
-  q: { partnerId: string; env: Env; type?: string; after?: { tx: string; id: string }; limit: number },
-): Promise<EventRow[]> {
-  const stmt = LIST[(q.type ? 1 : 0) + (q.after ? 2 : 0)];
-  const params: unknown[] = [q.partnerId, q.env, q.limit];
-  if (q.type) params.push(q.type);
-  if (q.after) params.push(q.after.tx, q.after.id);
-  return db.query<EventRow>(stmt, params);
-}
-
-// ---- delivery ----------------------------------------------------------------------------------------------------
 
 export interface DeliveryTarget {
   eventId: string;

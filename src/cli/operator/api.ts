@@ -1,0 +1,130 @@
+/** The operator CLI's one request helper, and what commands need to build requests. */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import type { components, operations as Ops } from '../../generated/ops-v1';
+import type { Print } from './output';
+
+type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : never;
+/** The success body (200 or 201) of an operation. */
+export type Ok<O extends keyof Ops> = JsonOf<Ops[O]['responses'][Extract<keyof Ops[O]['responses'], 200 | 201>]>;
+export type Body<O extends keyof Ops> = JsonOf<NonNullable<Ops[O]['requestBody']>>;
+export type Schemas = components['schemas'];
+type ApiError = Schemas['Error']['error'];
+
+export interface Io {
+  stdout: { write(text: string): unknown };
+  stderr: { write(text: string): unknown };
+  env: Record<string, string | undefined>;
+  fetch?: typeof fetch;
+}
+
+/** A failure already worded for the operator. */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2,
+  ) {
+    super(message);
+  }
+}
+
+/** Calls an operation of the API; the operation id only types the body and the answer. */
+export type Api = <O extends keyof Ops>(op: O, method: string, apiPath: string, body?: Body<O>) => Promise<Ok<O>>;
+
+/** What every command gets: the API, and the output formatter. */
+export interface Cli {
+  api: Api;
+  print: Print;
+}
+
+/** An environment variable; an empty one means unset, as in src/config/env.ts. */
+export const envOf = (io: Io) => (name: string) => io.env[name] || undefined;
+
+/** Where the service is by default: OPERATOR_BASE_URL, else OPS_LISTEN, else PUBLIC_BASE_URL, else localhost:$PORT. */
+export function defaultBaseUrl(io: Io): string {
+  const env = envOf(io);
+  // With OPS_LISTEN the operator API is on that address only (PUBLIC_BASE_URL no longer serves it).
+  const opsListen = env('OPS_LISTEN')?.replace(/^0\.0\.0\.0:/, '127.0.0.1:').replace(/^\[::\]:/, '[::1]:');
+  return env('OPERATOR_BASE_URL') ?? (opsListen && `http://${opsListen}`) ?? env('PUBLIC_BASE_URL') ?? `http://localhost:${env('PORT') ?? 3000}`;
+}
+
+/** The base URL and the token, from the options, the environment, or the token file the service writes. */
+function connection(program: Command, io: Io): { baseUrl: string; token: string } {
+  const env = envOf(io);
+  const opts = program.opts<{ baseUrl: string; token?: string }>();
+  const baseUrl = opts.baseUrl.replace(/\/+$/, '');
+  if (!URL.canParse(baseUrl)) throw new CliError(`invalid base URL "${opts.baseUrl}"`, 2);
+  const tokenFile = path.resolve(env('DATA_DIR') ?? './data', 'operator-token');
+  const fromFile = () => (fs.existsSync(tokenFile) ? fs.readFileSync(tokenFile, 'utf8').trim() : undefined);
+  const token = opts.token || env('OPERATOR_TOKEN') || fromFile();
+  if (!token) {
+    const hint = `pass --token, set OPERATOR_TOKEN, or start the service once so it writes ${tokenFile}`;
+    throw new CliError(`no operator token: ${hint}`, 2);
+  }
+  return { baseUrl, token };
+}
+
+/** The API of the service the program's options point at. Its errors are shown as they come. */
+export function createApi(program: Command, io: Io): Api {
+  return async <O extends keyof Ops>(_op: O, method: string, apiPath: string, body?: Body<O>): Promise<Ok<O>> => {
+    const { baseUrl, token } = connection(program, io);
+    const url = `${baseUrl}/ops/v1${apiPath}`;
+    // The user agent tells CLI requests apart in the audit log.
+    const headers: Record<string, string> = {
+      Authorization: `Bearer ${token}`,
+      Accept: 'application/json',
+      'User-Agent': 'lanka-transfers-operator-cli',
+    };
+    if (body !== undefined) headers['Content-Type'] = 'application/json';
+    let status: number, text: string;
+    try {
+      const res = await (io.fetch ?? fetch)(url, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+      status = res.status;
+      text = await res.text();
+    } catch (err) {
+      const hint = 'is the service running? Point --base-url or OPERATOR_BASE_URL at it.';
+      throw new CliError(`cannot reach the operator API at ${baseUrl} (${reason(err)}): ${hint}`, 2);
+    }
+    const json = parseJson(text);
+    if (status < 300 && json !== undefined) return json as Ok<O>;
+    const error = (json as { error?: ApiError } | undefined)?.error;
+    if (error?.code) throw new CliError(describeError(error), 1);
+    throw new CliError(`unexpected answer from ${method} ${url}: HTTP ${status} ${text.slice(0, 200)}`, 1);
+  };
+}
+
+/** A path segment. */
+export const id = encodeURIComponent;
+
+/** `?a=1&b=2` of the defined values, or ''. */
+export function query(values: Record<string, string | undefined>): string {
+  const defined = Object.entries(values).filter((e): e is [string, string] => e[1] !== undefined);
+  return defined.length ? `?${new URLSearchParams(defined)}` : '';
+}
+
+/**
+ * The environment a word names: the keys' own words (svc_sk_test_, svc_sk_live_) are accepted as well as the
+ * environments'. Anything else is sent as is (the API's invalid_request names the field).
+ */
+export function environment(word: string): Schemas['Env'] {
+  return ((({ test: 'sandbox', live: 'production' }) as Record<string, string>)[word] ?? word) as Schemas['Env'];
+}
+
+function describeError(e: ApiError): string {
+  const fieldErrors = (e.details?.fields ?? []) as Array<{ field: string; message: string }>;
+  return [`error ${e.code}: ${e.message}`, ...fieldErrors.map((f) => `  ${f.field}: ${f.message}`)].join('\n');
+}
+
+function reason(err: unknown): string {
+  const e = err as { cause?: { code?: string; message?: string }; message?: string };
+  return e.cause?.code ?? e.cause?.message ?? e.message ?? String(err);
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return text ? JSON.parse(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,81 @@
+/** `vocab`, `vehicle` and `driver`: partners' vehicle codes, and the fleet's vehicles and drivers. */
+import type { Command } from 'commander';
+import { id, query, type Cli, type Schemas } from './api';
+import { table } from './output';
+
+export function registerFleet(program: Command, cli: Cli): void {
+  registerVocab(program, cli);
+  registerVehicles(program, cli);
+  registerDrivers(program, cli);
+}
+
+function registerVocab(program: Command, { api, print }: Cli): void {
+  const vocab = program.command('vocab').description("a partner's vehicle codes, mapped to fleet vehicles");
+  vocab
+    .command('set <partner_id> <code> <fleet_code>')
+    .description('map a partner vehicle code to a fleet code (e.g. SEDAN standard_car)')
+    .action(async (p: string, code: string, vehicle: string) => {
+      const body = { vehicle: vehicle as Schemas['FleetCode'] };
+      print(await api('putVehicleCode', 'PUT', `/partners/${id(p)}/vehicle-codes/${id(code)}`, body));
+    });
+  vocab
+    .command('list <partner_id>')
+    .description("list a partner's vehicle codes")
+    .action(async (p: string) => {
+      const r = await api('listVehicleCodes', 'GET', `/partners/${id(p)}/vehicle-codes`);
+      print(r, () => table(r.data, ['code', 'vehicle']));
+    });
+  vocab
+    .command('remove <partner_id> <code>')
+    .description('remove a mapping')
+    .action(async (p: string, code: string) => {
+      const r = await api('deleteVehicleCode', 'DELETE', `/partners/${id(p)}/vehicle-codes/${id(code)}`);
+      print(r, () => `removed ${r.code} → ${r.vehicle} for ${r.partner_id}\n`);
+    });
+}
+
+function registerVehicles(program: Command, { api, print }: Cli): void {
+  const vehicle = program.command('vehicle').description('the fleet\'s vehicles');
+  vehicle
+    .command('add <fleet_code> <plate> <brand> <model> <colour>')
+    .description('register a vehicle (e.g. standard_car CAB-4821 Toyota Axio white)')
+    .action(async (fleetCode: string, plate: string, brand: string, model: string, colour: string) => {
+      print(await api('createVehicle', 'POST', '/vehicles', { fleet_code: fleetCode as Schemas['FleetCode'], plate, brand: brand as Schemas['Brand'], model, colour }));
+    });
+  vehicle
+    .command('list')
+    .description('list vehicles, by class then plate')
+    .option('--fleet-code <code>', 'one class')
+    .option('--active', 'active ones only')
+    .action(async (o: { fleetCode?: string; active?: boolean }) => {
+      const r = await api('listVehicles', 'GET', `/vehicles${query({ fleet_code: o.fleetCode, active: o.active ? 'true' : undefined })}`);
+      print(r, () => table(r.data, ['vehicle_id', 'fleet_code', 'plate', 'brand', 'model', 'colour', 'active']));
+    });
+  vehicle
+    .command('deactivate <vehicle_id>')
+    .description('take a vehicle out of service')
+    .action(async (v: string) => print(await api('deactivateVehicle', 'POST', `/vehicles/${id(v)}/deactivate`)));
+}
+
+function registerDrivers(program: Command, { api, print }: Cli): void {
+  const driver = program.command('driver').description('the drivers');
+  driver
+    .command('add <name> <phone>')
+    .description('register a driver')
+    .option('--languages <codes>', 'comma-separated ISO 639-1 codes, e.g. si,en')
+    .action(async (name: string, phone: string, o: { languages?: string }) => {
+      print(await api('createDriver', 'POST', '/drivers', { name, phone, ...(o.languages ? { languages: o.languages.split(',').map((l) => l.trim()) } : {}) }));
+    });
+  driver
+    .command('list')
+    .description('list drivers')
+    .option('--active', 'active ones only')
+    .action(async (o: { active?: boolean }) => {
+      const r = await api('listDrivers', 'GET', `/drivers${query({ active: o.active ? 'true' : undefined })}`);
+      print(r, () => table(r.data, ['driver_id', 'name', 'phone', 'languages', 'active']));
+    });
+  driver
+    .command('deactivate <driver_id>')
+    .description('take a driver off the roster')
+    .action(async (d: string) => print(await api('deactivateDriver', 'POST', `/drivers/${id(d)}/deactivate`)));
+}

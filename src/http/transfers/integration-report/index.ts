@@ -1,0 +1,55 @@
+/**
+ * A partner's integration graded from its own sandbox traffic (the audit log): not what our bundled client does, but
+ * what theirs did, judged by the HTTP answers it got (409, 410, 429, 503…) and what it sent next. Each requirement
+ * (a Check, one module each) looks for the situations it is about in the requests, in order; a requirement whose
+ * situation never arose is `not_seen` (the partner can provoke it with Sandbox-Simulate or the test helpers).
+ */
+import type { Sql } from '../../../data/database';
+import { partnerTraffic } from '../../../data/repositories/audit-repository';
+import { sandboxOnly } from '../../../domain/quotes/sandbox';
+import { runCheck, type Check } from './check';
+import type { IntegrationReport, RequirementStatus, TrafficRequest } from './report-types';
+import { pathOf } from './traffic';
+import { idempotencyKeyOnBookings } from './idempotency-key-on-bookings';
+import { retryReusesKey } from './retry-reuses-key';
+import { retryAfterHonoured } from './retry-after-honoured';
+import { noBlind4xxRetries } from './no-blind-4xx-retries';
+import { expiredOffersRequoted } from './expired-offers-requoted';
+import { declinesHandled } from './declines-handled';
+import { bookingsReadBack } from './bookings-read-back';
+
+export type { Evidence, IntegrationReport, Requirement, RequirementId, RequirementStatus, TrafficRequest } from './report-types';
+
+/** The requirements, in the order the report lists them. */
+const CHECKS: readonly Check[] = [idempotencyKeyOnBookings, retryReusesKey, retryAfterHonoured, noBlind4xxRetries, expiredOffersRequoted, declinesHandled, bookingsReadBack];
+
+/** How far back a report reads by default, and how many requests at most (the latest). */
+export const DEFAULT_WINDOW_MS = 7 * 24 * 3600_000;
+export const MAX_REQUESTS = 5_000;
+
+/** The report for a partner's sandbox traffic since `since` (default: 7 days ago). Sandbox only. */
+export async function integrationReport(db: Sql, scope: { partnerId: string; env: 'sandbox' | 'production' }, since: Date | undefined, now: Date): Promise<IntegrationReport> {
+  sandboxOnly(scope.env);
+  const from = since ?? new Date(now.getTime() - DEFAULT_WINDOW_MS);
+  const rows = await partnerTraffic(db, scope.partnerId, scope.env, from, MAX_REQUESTS);
+  return gradeIntegration(rows, { from, to: now });
+}
+
+/** Grades the requests (oldest first). Pure. */
+export function gradeIntegration(all: TrafficRequest[], window: { from: Date; to: Date }): IntegrationReport {
+  const rows = all.filter(graded);
+  const requirements = CHECKS.map((check) => runCheck(check, rows));
+  const count = (s: RequirementStatus) => requirements.filter((r) => r.status === s).length;
+  return {
+    window: { from: window.from.toISOString(), to: window.to.toISOString() },
+    requests_seen: all.length,
+    summary: { pass: count('pass'), fail: count('fail'), not_seen: count('not_seen') },
+    requirements,
+  };
+}
+
+/** Requests that are the integration's own calls: not the reference console's, nor the documents. */
+function graded(r: TrafficRequest): boolean {
+  if (r.requestHeaders['x-reference-console'] !== undefined) return false;
+  return !/^\/transfers\/v1\/(openapi\.(json|yaml)|postman\.json|test_helpers\/integration_report)$/.test(pathOf(r));
+}

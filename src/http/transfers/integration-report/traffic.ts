@@ -1,0 +1,51 @@
+/** What the checks ask of a recorded request, its answer, and the requests after it. */
+import { jsonFingerprint } from '../../../shared/canonical-json';
+import type { TrafficRequest } from './report-types';
+
+/** A retry is the same request again within this long of the answer it retries. */
+const RETRY_WINDOW_MS = 10 * 60_000;
+
+export const pathOf = (r: TrafficRequest) => r.path.split('?')[0].replace(/\/+$/, '');
+
+export const header = (h: Record<string, unknown>, name: string): string | undefined => {
+  for (const [k, v] of Object.entries(h)) if (k.toLowerCase() === name) return v === undefined || v === null ? undefined : String(v);
+  return undefined;
+};
+
+export const errorOf = (r: TrafficRequest): { code?: string; details?: Record<string, unknown> } =>
+  ((r.responseBody as { error?: { code?: string; details?: Record<string, unknown> } } | null)?.error ?? {});
+
+export const answeredAt = (r: TrafficRequest) => r.at.getTime() + r.durationMs;
+export const isBooking = (r: TrafficRequest) => r.method === 'POST' && pathOf(r) === '/transfers/v1/bookings';
+export const isQuote = (r: TrafficRequest) => r.method === 'POST' && pathOf(r) === '/transfers/v1/quotes';
+/** The same method on the same path (the query aside). */
+export const sameOperation = (a: TrafficRequest, b: TrafficRequest) => a.method === b.method && pathOf(a) === pathOf(b);
+
+const fingerprints = new WeakMap<TrafficRequest, string>();
+/** The request body's canonical fingerprint (computed once per request). */
+export function bodyPrint(r: TrafficRequest): string {
+  let fp = fingerprints.get(r);
+  if (fp === undefined) fingerprints.set(r, (fp = jsonFingerprint(r.requestBody ?? null)));
+  return fp;
+}
+
+export const sameRequest = (a: TrafficRequest, b: TrafficRequest) => a.method === b.method && a.path === b.path && bodyPrint(a) === bodyPrint(b);
+
+export const field = (body: unknown, name: string): string | undefined => {
+  const v = body && typeof body === 'object' ? (body as Record<string, unknown>)[name] : undefined;
+  return typeof v === 'string' ? v : undefined;
+};
+
+/** Answers a client should retry unchanged, after Retry-After: 503, 429, and the in-progress 409. */
+export const retryable = (r: TrafficRequest) =>
+  r.status === 503 || r.status === 429 || (r.status === 409 && errorOf(r).code === 'idempotency_conflict' && errorOf(r).details?.reason === 'in_progress');
+
+/** `POST /transfers/v1/bookings → 409 idempotency_conflict`: the request and how it was answered. */
+export const describeAnswer = (r: TrafficRequest) => `${r.method} ${pathOf(r)} → ${r.status ?? 'no answer'}${errorOf(r).code ? ` ${errorOf(r).code}` : ''}`;
+
+/** The next request after index i that is the "same operation" by `same` within the retry window, if any. */
+export function nextMatching(rows: TrafficRequest[], i: number, same: (r: TrafficRequest) => boolean): TrafficRequest | undefined {
+  const limit = answeredAt(rows[i]) + RETRY_WINDOW_MS;
+  for (let j = i + 1; j < rows.length && rows[j].at.getTime() <= limit; j++) if (same(rows[j])) return rows[j];
+  return undefined;
+}
