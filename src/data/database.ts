@@ -56,6 +56,14 @@ type RawConnection = {
   query(...args: unknown[]): Promise<{ rows: Row[] }>;
 };
 
+/** The part of knex's client the executors use: knex declares its client `any`, so its shape is named once here. */
+interface KnexClient {
+  acquireConnection(): Promise<RawConnection>;
+  releaseConnection(conn: RawConnection): unknown;
+  pool?: unknown;
+}
+const clientOf = (k: Knex): KnexClient => k.client as KnexClient;
+
 /** Translates driver failures once, here: an unreachable database is a 503, everything else is rethrown as is. */
 function translate(e: unknown, text: string): never {
   if (isUnavailable(e)) {
@@ -113,7 +121,7 @@ class TxExecutor extends Executor implements OpenTx {
   }
 
   protected acquire() {
-    return this.knex.client.acquireConnection() as Promise<RawConnection>;
+    return clientOf(this.knex).acquireConnection();
   }
 
   protected release() {}
@@ -176,11 +184,11 @@ export class Database extends Executor {
   }
 
   protected acquire() {
-    return this.knex.client.acquireConnection() as Promise<RawConnection>;
+    return clientOf(this.knex).acquireConnection();
   }
 
   protected release(conn: RawConnection) {
-    this.knex.client.releaseConnection(conn);
+    clientOf(this.knex).releaseConnection(conn);
   }
 
   /** Runs `fn` in a transaction that commits when it resolves and rolls back when it throws. */
@@ -204,7 +212,7 @@ export class Database extends Executor {
 
   /** The connection pool's figures (metrics): connections in use, idle, and requests waiting for one. */
   poolFigures(): { used: number; free: number; pending: number } {
-    const pool: unknown = this.knex.client.pool;
+    const pool = clientOf(this.knex).pool;
     if (!isPool(pool)) return { used: 0, free: 0, pending: 0 };
     return { used: pool.numUsed(), free: pool.numFree(), pending: pool.numPendingAcquires() };
   }

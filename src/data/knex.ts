@@ -1,6 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { knex, Knex } from 'knex';
+import { knex, type Knex } from 'knex';
+import type * as PgliteModule from '@electric-sql/pglite';
+import type * as BtreeGist from '@electric-sql/pglite/dist/contrib/btree_gist';
+import type ClientPgLiteClass from 'knex-pglite';
 import { knexSnakeCaseMappers } from 'objection';
 import type { Config } from '../config/env';
 import { parseTimestamptz } from './timestamps';
@@ -42,13 +45,13 @@ export function makeKnex(
       },
     });
   }
-  // Loaded lazily: the pg path must not pay for the WASM build.
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { PGlite, types } = require('@electric-sql/pglite') as typeof import('@electric-sql/pglite');
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { btree_gist } = require('@electric-sql/pglite/contrib/btree_gist') as { btree_gist: never };
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const ClientPgLite = require('knex-pglite').default ?? require('knex-pglite');
+  // Loaded lazily (require, not import): the pg path must not pay for the WASM build. Their types come from the
+  // type-only imports above, which load nothing.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { PGlite, types } = require('@electric-sql/pglite') as typeof PgliteModule;
+  const { btree_gist } = require('@electric-sql/pglite/contrib/btree_gist') as typeof BtreeGist;
+  const ClientPgLite = require('knex-pglite') as typeof ClientPgLiteClass;
+  /* eslint-enable @typescript-eslint/no-require-imports */
   const inMemory = config.dataDir.startsWith('memory://');
   const dir = inMemory ? undefined : path.join(config.dataDir, 'pglite');
   if (dir) secureDataDir(config.dataDir);

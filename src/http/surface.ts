@@ -40,21 +40,21 @@ export interface SurfaceOptions {
    * Runs before the body is judged, so every later error names the caller's environment.
    */
   authenticate(ctx: RequestContext, scheme: string): Promise<boolean>;
-  unauthorized(ctx: RequestContext): AppError;
+  unauthorized: (ctx: RequestContext) => AppError;
   /** Match paths exactly, trailing slash included (the marketplace's paths end in "/"). */
   exactTrailingSlashes?: boolean;
   /** Answer unknown routes without authenticating first (the marketplace expects a plain 404). */
   publicRouteMisses?: boolean;
   routeMissMessage?: (method: string, path: string, kind: 'not_found' | 'method_not_allowed') => string;
-  errorResult(ctx: RequestContext | undefined, err: AppError): HandlerResult;
-  commonHeaders?(ctx: RequestContext | undefined): Record<string, string>;
+  errorResult: (ctx: RequestContext | undefined, err: AppError) => HandlerResult;
+  commonHeaders?: (ctx: RequestContext | undefined) => Record<string, string>;
   /** Adds surface-wide fields (e.g. `env`) to every JSON object body before it is validated and sent. */
   decorate?(ctx: RequestContext, body: unknown): unknown;
   /**
    * What every request of the surface commits with its audit row, as it stands at commit time. `refused`: the
    * request is answered 429 and commits nothing else (but may still assert that its credentials are current).
    */
-  owedAtCommit?(ctx: RequestContext, refused: boolean): Write | undefined;
+  owedAtCommit?: (ctx: RequestContext, refused: boolean) => Write | undefined;
   /** Runs after authentication and validation, before the operation: an answer here replaces the operation's. */
   intercept?(ctx: RequestContext): Promise<HandlerResult | undefined>;
   /**
@@ -64,7 +64,7 @@ export interface SurfaceOptions {
    */
   admit?(ctx: RequestContext, op: ContractOperation): AppError | undefined;
   /** The final statement found the caller's rate-limit bucket empty: the 429 to answer (see rate-limits.ts). */
-  rateLimitedAtCommit?(ctx: RequestContext, retryAfterSeconds: number): AppError;
+  rateLimitedAtCommit?: (ctx: RequestContext, retryAfterSeconds: number) => AppError;
 }
 
 /** Turns Ajv's errors into `details.fields`: one entry per offending field, named the way the client wrote it. */
@@ -147,10 +147,10 @@ type Match = { route: Route; rawParams: Record<string, string> } | { miss: 'not_
 
 export interface Surface {
   name: SurfaceName;
-  errorResult(ctx: RequestContext | undefined, err: AppError): HandlerResult;
-  commonHeaders?(ctx: RequestContext | undefined): Record<string, string>;
-  owedAtCommit?(ctx: RequestContext, refused: boolean): Write | undefined;
-  rateLimitedAtCommit?(ctx: RequestContext, retryAfterSeconds: number): AppError;
+  errorResult: (ctx: RequestContext | undefined, err: AppError) => HandlerResult;
+  commonHeaders?: (ctx: RequestContext | undefined) => Record<string, string>;
+  owedAtCommit?: (ctx: RequestContext, refused: boolean) => Write | undefined;
+  rateLimitedAtCommit?: (ctx: RequestContext, retryAfterSeconds: number) => AppError;
   /**
    * Answers one request: route, authenticate, then (only then) judge the body and parameters under the text
    * policy and the contract, and run the operation. `early` is an error found while reading the request (413):

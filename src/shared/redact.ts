@@ -66,7 +66,7 @@ export function redactHeaders(headers: Record<string, unknown>): Record<string, 
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
     if (value === undefined) continue;
-    const text = Array.isArray(value) ? value.join(', ') : String(value);
+    const text = Array.isArray(value) ? value.join(', ') : typeof value === 'string' ? value : JSON.stringify(value);
     const lower = name.toLowerCase();
     out[lower] = isSecretName(lower) ? redactCredential(text) : redactString(text);
   }

@@ -100,7 +100,7 @@ export const id = encodeURIComponent;
 /** `?a=1&b=2` of the defined values, or ''. */
 export function query(values: Record<string, string | undefined>): string {
   const defined = Object.entries(values).filter((e): e is [string, string] => e[1] !== undefined);
-  return defined.length ? `?${new URLSearchParams(defined)}` : '';
+  return defined.length ? `?${new URLSearchParams(defined).toString()}` : '';
 }
 
 /**

@@ -11,7 +11,7 @@ export function createPrint(program: Command, io: Io): Print {
   };
 }
 
-const cell = (v: unknown) => (v === null || v === undefined ? '-' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+const cell = (v: unknown): string => (v === null || v === undefined ? '-' : typeof v === 'string' ? v : JSON.stringify(v));
 
 /** `key: value` lines, the values aligned. */
 export function fields(obj: object): string {

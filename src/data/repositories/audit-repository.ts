@@ -53,6 +53,7 @@ const params = (e: AuditEntry): unknown[] => [
 ];
 
 /** PostgreSQL text cannot hold NUL; anything else a client sends is kept. */
+// eslint-disable-next-line no-control-regex -- NUL is exactly what is looked for
 const text = (s: string) => (s.includes('\u0000') ? s.replace(/\u0000/g, '\\u0000') : s);
 
 // JSON.stringify writes NUL as \u0000 and a lone surrogate as \udXXX (pairs stay raw characters): the only two
@@ -184,7 +185,8 @@ export async function listAudit(db: Sql, q: AuditQuery): Promise<AuditView[]> {
   if (q.from) query.where('at', '>=', q.from);
   if (q.to) query.where('at', '<', q.to);
   if (q.beforeId) query.where('id', '<', q.beforeId);
-  const rows: Array<Record<string, unknown>> = await query;
+  // The builder's rows are untyped: read as what the select above names.
+  const rows = (await query) as Array<Record<string, unknown>>;
   return rows.map((r) => ({
     id: String(r.id),
     at: (r.at as Date).toISOString(),

@@ -15,7 +15,7 @@ const LABEL_MAX_KM = 30;
  * near the point, lends its kind (so an airport pin with "BIA" is still an airport).
  */
 export function resolvePlace(input: PlaceInput): PlaceResolution {
-  if (input.lat != null && input.lon != null) return resolveCoordinates(input, input.lat, input.lon);
+  if (input.lat !== undefined && input.lat !== null && input.lon !== undefined && input.lon !== null) return resolveCoordinates(input, input.lat, input.lon);
   if (typeof input.iata === 'string' && input.iata.trim() !== '') return resolveIata(input.iata);
   if (typeof input.name === 'string' && input.name.trim() !== '') return resolveName(input.name);
   return { ok: false, reason: 'unknown', message: 'The place has no name, iata or lat/lon (send both lat and lon).' };

@@ -1,7 +1,10 @@
 import ipaddr from 'ipaddr.js';
 import type { Sql } from '../../data/database';
 import { findAuthFailures, recordAuthFailure } from '../../data/repositories/operator-auth-repository';
-import { findOperatorByTokenHash } from '../../data/repositories/operators-repository';
+import { findOperatorByTokenHash, operatorStillValid } from '../../data/repositories/operators-repository';
+
+/** What a named operator's request asserts when it commits: the operator still unrevoked. */
+export const operatorFreshAtCommit = operatorStillValid;
 import { sameSecret } from '../../shared/secrets';
 import { BOOTSTRAP_OPERATOR, hashOperatorToken, type OperatorRole } from './operators';
 

@@ -8,6 +8,12 @@ import { requirePartner } from './partners';
 import { fromStored, type RateLimit } from '../../data/repositories/rate-limits-repository';
 import type { KeyCache } from './key-cache';
 
+/**
+ * What a request that authenticated with a key asserts when it commits: the key unrevoked and its partner's
+ * auth_version unchanged, and (with `bucket`) a token taken from the partner's rate-limit bucket.
+ */
+export const keyFreshAtCommit = partners.keyStillValid;
+
 export type Env = partners.Env;
 const PREFIX: Record<Env, string> = { sandbox: 'svc_sk_test_', production: 'svc_sk_live_' };
 const KEY_SHAPE = /^svc_sk_(test|live)_([a-z0-9]{12})_([A-Za-z0-9]{40})$/;

@@ -1,5 +1,5 @@
 import { AppError } from '../../shared/errors';
-import { createSurface, type Operation } from '../surface';
+import { createSurface } from '../surface';
 import type { Deps } from '../../deps';
 import { transfersError } from '../transfers/errors';
 import { consoleOperations } from './operations';

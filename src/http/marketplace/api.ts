@@ -1,9 +1,9 @@
 import { AppError } from '../../shared/errors';
 import { sameSecret } from '../../shared/secrets';
 import { SIGNATURE_HEADER, verifyMarketplaceSignature } from '../../shared/signing/marketplace-signature';
-import { createSurface, type Operation } from '../surface';
+import { createSurface } from '../surface';
 import type { Deps } from '../../deps';
-import type { HandlerResult, RequestContext } from '../types';
+import type { RequestContext } from '../types';
 import { operations } from './operations';
 import { withReplayProtection } from './replays';
 import { NOT_SUPPORTED, marketplaceError } from './errors';

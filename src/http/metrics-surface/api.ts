@@ -1,6 +1,6 @@
 import type { operations as Ops } from '../../generated/metrics';
 import type { ReplyOf } from '../contract-types';
-import { createSurface, type Operation } from '../surface';
+import { createSurface } from '../surface';
 import type { Deps } from '../../deps';
 import type { OperationalSample } from '../metrics';
 import { operatorAccess } from '../ops/api';

@@ -1,11 +1,10 @@
 import type { Operation as ContractOperation } from 'openapi-backend';
 import { AppError } from '../../shared/errors';
-import { authClient, checkOperatorToken } from '../../domain/operators/operator-auth';
+import { authClient, checkOperatorToken, operatorFreshAtCommit } from '../../domain/operators/operator-auth';
 import { BOOTSTRAP_OPERATOR, mayAct, type OperatorRole } from '../../domain/operators/operators';
-import { operatorStillValid } from '../../data/repositories/operators-repository';
-import { createSurface, type Operation, type SurfaceOptions } from '../surface';
+import { createSurface, type SurfaceOptions } from '../surface';
 import type { Deps } from '../../deps';
-import type { HandlerResult, RequestContext } from '../types';
+import type { RequestContext } from '../types';
 import { operations } from './operations';
 import { opsError } from './errors';
 
@@ -53,7 +52,7 @@ export function operatorAccess(
       return new AppError('forbidden', `This needs the ${required} role; operator ${who.operatorId} is a ${who.role}.`, { required_role: required, role: who.role });
     },
     // A named operator's request commits only while the operator is unrevoked.
-    owedAtCommit: (ctx) => (ctx.operator && ctx.operator.operatorId !== BOOTSTRAP_OPERATOR.operatorId ? operatorStillValid(ctx.operator.operatorId) : undefined),
+    owedAtCommit: (ctx) => (ctx.operator && ctx.operator.operatorId !== BOOTSTRAP_OPERATOR.operatorId ? operatorFreshAtCommit(ctx.operator.operatorId) : undefined),
     errorResult: opsError,
   };
 }

@@ -1,7 +1,6 @@
 import { AppError } from '../../shared/errors';
-import { authenticateKey, presentedKey } from '../../domain/partners/api-keys';
-import { keyStillValid } from '../../data/repositories/partners-repository';
-import { createSurface, type Operation } from '../surface';
+import { authenticateKey, keyFreshAtCommit, presentedKey } from '../../domain/partners/api-keys';
+import { createSurface } from '../surface';
 import type { Deps } from '../../deps';
 import { transfersError } from './errors';
 import { operations } from './operations';
@@ -67,7 +66,7 @@ export function createTransfersSurface(deps: Deps) {
         const p = ctx.partner;
         if (!p) return undefined;
         const bucket = p.rateLimit && !refused ? { scope: bucketOf(ctx), limit: p.rateLimit, now: deps.clock.now() } : undefined;
-        return keyStillValid(p.keyId, p.authVersion, bucket);
+        return keyFreshAtCommit(p.keyId, p.authVersion, bucket);
       },
       rateLimitedAtCommit: (ctx, seconds) => {
         deps.limits.emptyPartners.remember(bucketOf(ctx), deps.clock.now().getTime() + seconds * 1000);

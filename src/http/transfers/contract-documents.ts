@@ -29,10 +29,12 @@ function buildDocuments(publicBaseUrl: string): ContractDocuments {
   const contract = loadContract('transfers-v1.yaml');
   const examples: Record<string, { value: unknown }> = {};
   for (const [name, e] of Object.entries(contract.components?.examples ?? {})) if ('value' in e) examples[name] = { value: e.value };
-  const served = inlineExampleRefs({
+  const served: object = {
     ...contract,
     servers: [{ url: `${publicBaseUrl}/transfers/v1`, description: 'This deployment: sandbox or production, as your key chooses' }],
-  }, examples);
+    paths: inlineExampleRefs(contract.paths, examples),
+    components: inlineExampleRefs(contract.components, examples),
+  };
   let postman: Promise<Document> | undefined;
   return {
     json: { contentType: 'application/json; charset=utf-8', bytes: Buffer.from(JSON.stringify(served)), cacheSeconds: CACHE_SECONDS },
@@ -42,16 +44,17 @@ function buildDocuments(publicBaseUrl: string): ContractDocuments {
 }
 
 /** `example: {$ref: '#/components/examples/X/value'}` → the example's value (a shorthand our contracts use). */
-function inlineExampleRefs<T>(node: T, examples: Record<string, { value: unknown }>): T {
-  if (Array.isArray(node)) return node.map((n) => inlineExampleRefs(n, examples)) as T;
+function inlineExampleRefs(node: unknown, examples: Record<string, { value: unknown }>): unknown {
+  if (Array.isArray(node)) return node.map((n) => inlineExampleRefs(n, examples));
   if (!node || typeof node !== 'object') return node;
   const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(node)) {
-    const ref = k === 'example' && v && typeof v === 'object' ? (v as { $ref?: unknown }).$ref : undefined;
+  for (const [k, value] of Object.entries(node)) {
+    const v: unknown = value;
+    const ref: unknown = k === 'example' && v && typeof v === 'object' && '$ref' in v ? v.$ref : undefined;
     const m = typeof ref === 'string' ? /^#\/components\/examples\/([^/]+)\/value$/.exec(ref) : null;
     out[k] = m && examples[m[1]] ? examples[m[1]].value : inlineExampleRefs(v, examples);
   }
-  return out as T;
+  return out;
 }
 
 /**

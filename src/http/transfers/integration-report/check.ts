@@ -5,8 +5,8 @@ const MAX_EVIDENCE = 10;
 
 /** What a check records about one request: it shows the requirement met, or broken. */
 export interface Verdicts {
-  pass(r: TrafficRequest, detail: string): void;
-  fail(r: TrafficRequest, detail: string): void;
+  pass: (r: TrafficRequest, detail: string) => void;
+  fail: (r: TrafficRequest, detail: string) => void;
 }
 
 /**

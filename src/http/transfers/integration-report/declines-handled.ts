@@ -20,7 +20,7 @@ export const declinesHandled: Check = {
     const seen = new Set<string>();
     for (const r of declined) {
       const fp = bodyPrint(r);
-      const reason = ((r.responseBody as { declined: { reason?: string } }).declined.reason ?? 'declined') as string;
+      const reason = (r.responseBody as { declined: { reason?: string } }).declined.reason ?? 'declined';
       const burst = declined.filter((x) => bodyPrint(x) === fp && x.at >= r.at && x.at.getTime() - r.at.getTime() <= DECLINE_LOOP_MS);
       if (burst.length >= DECLINE_LOOP_COUNT) {
         if (!seen.has(fp)) fail(burst[burst.length - 1], `the same declined quote (${reason}) sent ${burst.length} times within ${DECLINE_LOOP_MS / 1000} s`);

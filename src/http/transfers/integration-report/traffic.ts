@@ -8,7 +8,7 @@ const RETRY_WINDOW_MS = 10 * 60_000;
 export const pathOf = (r: TrafficRequest) => r.path.split('?')[0].replace(/\/+$/, '');
 
 export const header = (h: Record<string, unknown>, name: string): string | undefined => {
-  for (const [k, v] of Object.entries(h)) if (k.toLowerCase() === name) return v === undefined || v === null ? undefined : String(v);
+  for (const [k, v] of Object.entries(h)) if (k.toLowerCase() === name) return v === undefined || v === null ? undefined : typeof v === 'string' ? v : JSON.stringify(v);
   return undefined;
 };
 
