@@ -171,7 +171,7 @@ function row(meta: Pick<Row, 'id' | 'name' | 'endpoint'>, o: LoadOutcome, rssMb:
 }
 
 /**
- * A service on PostgreSQL runs with a 192 MB heap limit, as the README recommends for production (the default lets V8
+ * A service on PostgreSQL runs with a 192 MB heap limit, as docs/operations.md recommends for production (the default lets V8
  * grow its heap lazily to several hundred MB). The embedded database's memory is outside the V8 heap and a small
  * heap only makes it collect more often, so it runs without one.
  */
