@@ -1,163 +1,21 @@
-import { createHash } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import ipaddr from 'ipaddr.js';
 import { AppError, invalidRequest, serviceUnavailable } from '../shared/errors';
 import { requestId as newRequestId } from '../shared/ids';
-import { keptUrl, mayHoldSecrets, redactBody, redactBytes, redactHeaders, redactText, redactUrl } from '../shared/redact';
+import { keptUrl, redactHeaders, redactUrl } from '../shared/redact';
 import { combine } from '../data/write';
-import { commitWithAudit, jsonbText, unparsedBody, type AuditEntry } from '../data/repositories/audit-repository';
+import { commitWithAudit, jsonbText, type AuditEntry } from '../data/repositories/audit-repository';
 import { isStaleCredentials } from '../data/repositories/partners-repository';
 import { rateLimitedFor } from '../data/repositories/rate-limits-repository';
 import { isContention } from '../data/errors';
 import type { Deps } from '../deps';
-import { decodeBody } from './decode';
+import { auditRequestBody, auditRequestHeaders, auditResponseBody } from './audit-entry';
+import { discard, MAX_URL_BYTES, payloadTooLarge, readBody, traceIdOf, uriTooLong } from './request-intake';
 import type { Surface } from './surface';
-import { RequestContext, type Document, type HandlerResult } from './types';
-
-/** A URL longer than this is answered 414 without routing it (Node's own limit on a request head is 16 KiB). */
-export const MAX_URL_BYTES = 8 * 1024;
-/** What a refused request's audit row keeps of its body: its size, its SHA-256 and at most this much of its start. */
-export const REFUSED_BODY_HEAD = 1024;
-/** After answering 413 the rest of the body is read and dropped, up to this much; then the connection is cut. */
-const DISCARD_AT_MOST = 8 * 1024 * 1024;
-
-const payloadTooLarge = (limit: number) =>
-  new AppError('payload_too_large', `The request body is larger than ${limit / 1024} KiB.`, { limit_bytes: limit });
-const uriTooLong = () =>
-  new AppError('uri_too_long', `The request's path and query are longer than ${MAX_URL_BYTES / 1024} KiB.`, { limit_bytes: MAX_URL_BYTES });
-
-interface ReadBody {
-  bytes: Buffer;
-  /** The body was larger than the limit: `bytes` holds what arrived before the answer. */
-  over: boolean;
-  /** The client went away before the body ended. */
-  aborted: boolean;
-}
-
-/** Reads the rest of a body we will not use, up to DISCARD_AT_MOST, so the answer reaches a client still sending. */
-function discard(req: IncomingMessage, already = 0): void {
-  let dropped = already;
-  req.on('data', (c: Buffer) => {
-    dropped += c.length;
-    if (dropped > DISCARD_AT_MOST) req.destroy();
-  });
-  req.resume();
-}
-
-/** The body up to `limit` bytes. Whether it came with Content-Length or chunked, a larger one stops at the limit. */
-function readBody(req: IncomingMessage, limit: number): Promise<ReadBody> {
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > limit) {
-    discard(req);
-    return Promise.resolve({ bytes: Buffer.alloc(0), over: true, aborted: false });
-  }
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let settled = false;
-    const settle = (r: Omit<ReadBody, 'bytes'>) => {
-      if (settled) return;
-      settled = true;
-      req.removeListener('data', onData);
-      resolve({ ...r, bytes: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) });
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      chunks.push(chunk);
-      if (size > limit) {
-        settle({ over: true, aborted: false });
-        discard(req, size);
-      }
-    };
-    req.on('data', onData);
-    req.once('end', () => settle({ over: false, aborted: false }));
-    req.once('error', () => settle({ over: false, aborted: true }));
-    req.once('close', () => settle({ over: false, aborted: !req.complete }));
-  });
-}
-
-/** The trace id of a W3C `traceparent` (version 00), or undefined when there is none or it is malformed. */
-export function traceIdOf(header: string | string[] | undefined): string | undefined {
-  if (typeof header !== 'string') return undefined;
-  const m = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(header.trim());
-  if (!m || m[1] === 'ff' || /^0+$/.test(m[2]) || /^0+$/.test(m[3])) return undefined;
-  return m[2];
-}
+import { RequestContext, type HandlerResult } from './types';
 
 type Sent = HandlerResult & { headers: Record<string, string>; text: string };
 type Outcome = 'committed' | 'not_written' | 'conflict' | 'stale' | 'rate_limited' | 'unavailable' | 'failed';
-
-/**
- * What the audit row of a refused request keeps of its body: `{"$refused": {"bytes", "sha256", "head"}}`, the head
- * being at most its first KiB, as text with secrets redacted (or base64 when it is not text).
- */
-function refusedBody(raw: Buffer, declared: string | string[] | undefined): string | null {
-  if (raw.length === 0 && declared === undefined) return null;
-  const trace: Record<string, unknown> = { bytes: raw.length, sha256: createHash('sha256').update(raw).digest('hex') };
-  if (typeof declared === 'string' && Number(declared) !== raw.length) trace.declared_bytes = Number(declared) || declared.slice(0, 32);
-  const head = raw.subarray(0, REFUSED_BODY_HEAD);
-  if (head.length) {
-    const text = utf8Head(head);
-    if (text === null) trace.head_base64 = redactBytes(head).toString('base64');
-    else trace.head = redactText(text);
-  }
-  return jsonbText({ $refused: trace });
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-/** The head as UTF-8 text (a character cut at its end dropped), or null when it is not text. */
-function utf8Head(head: Buffer): string | null {
-  for (let cut = 0; cut <= 3 && cut < head.length; cut += 1) {
-    try {
-      const text = utf8.decode(head.subarray(0, head.length - cut));
-      return text.includes('\u0000') ? null : text;
-    } catch {
-      // a multi-byte character cut at the end, or not UTF-8 at all
-    }
-  }
-  return null;
-}
-
-/**
- * The request body as the audit log keeps it: for a request refused before its operation, a trace (refusedBody);
- * otherwise the JSON value (redacted) when the body is JSON under the text policy, or the bytes themselves in the
- * `$unparsed` form (see audit-repository.unparsedBody).
- */
-function auditRequestBody(ctx: RequestContext, refused: boolean): string | null {
-  const raw = ctx.rawBody;
-  if (refused) return refusedBody(raw, ctx.headers['content-length']);
-  if (raw.length === 0) return null;
-  const contentType = ctx.headers['content-type'] as string | undefined;
-  let decoded = ctx.decodedBody;
-  if (!decoded) {
-    try {
-      decoded = decodeBody(raw, contentType);
-    } catch (e) {
-      const reason = e instanceof AppError ? (e.details.fields as Array<{ field: string; message: string }> | undefined)?.[0] : undefined;
-      return unparsedBody(redactBytes(raw), reason ? `${reason.field} ${reason.message}` : 'not JSON');
-    }
-  }
-  if (!decoded) return null;
-  return jsonbText(mayHoldSecrets(decoded.text) ? redactBody(decoded.value) : decoded.value);
-}
-
-/** Header values of a refused request are kept up to this many characters each. */
-const REFUSED_HEADER_VALUE = 256;
-
-function auditRequestHeaders(headers: Record<string, unknown>, refused: boolean): string {
-  const redacted = redactHeaders(headers);
-  if (refused) {
-    for (const [k, v] of Object.entries(redacted)) if (v.length > REFUSED_HEADER_VALUE) redacted[k] = `${v.slice(0, REFUSED_HEADER_VALUE)}…[cut: ${v.length} characters]`;
-  }
-  return jsonbText(redacted)!;
-}
-
-function auditResponseBody(text: string, document?: Document): string | null {
-  if (document) return jsonbText({ $document: document.contentType, bytes: document.bytes.length, sha256: createHash('sha256').update(document.bytes).digest('hex') });
-  if (!text) return null;
-  if (!mayHoldSecrets(text)) return text;
-  return jsonbText(redactBody(JSON.parse(text)));
-}
 
 /**
  * One request, start to finish: refuse a URL over 8 KiB (414) or a body over 64 KiB (413), let the surface route and

@@ -1,0 +1,87 @@
+import { createHash } from 'node:crypto';
+import { AppError } from '../shared/errors';
+import { mayHoldSecrets, redactBody, redactBytes, redactHeaders, redactText } from '../shared/redact';
+import { jsonbText, unparsedBody } from '../data/repositories/audit-repository';
+import { decodeBody } from './decode';
+import type { Document, RequestContext } from './types';
+
+/**
+ * What an inbound request's audit row keeps of the exchange. An admitted request keeps its body (the JSON value with
+ * secrets redacted, or its bytes as `$unparsed`) and its headers; a request refused before its operation keeps a
+ * trace of its body and its header values cut short, so a refused request never stores more than a small trace.
+ */
+
+/** What a refused request's audit row keeps of its body: its size, its SHA-256 and at most this much of its start. */
+export const REFUSED_BODY_HEAD = 1024;
+
+/**
+ * What the audit row of a refused request keeps of its body: `{"$refused": {"bytes", "sha256", "head"}}`, the head
+ * being at most its first KiB, as text with secrets redacted (or base64 when it is not text).
+ */
+function refusedBody(raw: Buffer, declared: string | string[] | undefined): string | null {
+  if (raw.length === 0 && declared === undefined) return null;
+  const trace: Record<string, unknown> = { bytes: raw.length, sha256: createHash('sha256').update(raw).digest('hex') };
+  if (typeof declared === 'string' && Number(declared) !== raw.length) trace.declared_bytes = Number(declared) || declared.slice(0, 32);
+  const head = raw.subarray(0, REFUSED_BODY_HEAD);
+  if (head.length) {
+    const text = utf8Head(head);
+    if (text === null) trace.head_base64 = redactBytes(head).toString('base64');
+    else trace.head = redactText(text);
+  }
+  return jsonbText({ $refused: trace });
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+/** The head as UTF-8 text (a character cut at its end dropped), or null when it is not text. */
+function utf8Head(head: Buffer): string | null {
+  for (let cut = 0; cut <= 3 && cut < head.length; cut += 1) {
+    try {
+      const text = utf8.decode(head.subarray(0, head.length - cut));
+      return text.includes('\u0000') ? null : text;
+    } catch {
+      // a multi-byte character cut at the end, or not UTF-8 at all
+    }
+  }
+  return null;
+}
+
+/**
+ * The request body as the audit log keeps it: for a request refused before its operation, a trace (refusedBody);
+ * otherwise the JSON value (redacted) when the body is JSON under the text policy, or the bytes themselves in the
+ * `$unparsed` form (see audit-repository.unparsedBody).
+ */
+export function auditRequestBody(ctx: RequestContext, refused: boolean): string | null {
+  const raw = ctx.rawBody;
+  if (refused) return refusedBody(raw, ctx.headers['content-length']);
+  if (raw.length === 0) return null;
+  const contentType = ctx.headers['content-type'] as string | undefined;
+  let decoded = ctx.decodedBody;
+  if (!decoded) {
+    try {
+      decoded = decodeBody(raw, contentType);
+    } catch (e) {
+      const reason = e instanceof AppError ? (e.details.fields as Array<{ field: string; message: string }> | undefined)?.[0] : undefined;
+      return unparsedBody(redactBytes(raw), reason ? `${reason.field} ${reason.message}` : 'not JSON');
+    }
+  }
+  if (!decoded) return null;
+  return jsonbText(mayHoldSecrets(decoded.text) ? redactBody(decoded.value) : decoded.value);
+}
+
+/** Header values of a refused request are kept up to this many characters each. */
+const REFUSED_HEADER_VALUE = 256;
+
+export function auditRequestHeaders(headers: Record<string, unknown>, refused: boolean): string {
+  const redacted = redactHeaders(headers);
+  if (refused) {
+    for (const [k, v] of Object.entries(redacted)) if (v.length > REFUSED_HEADER_VALUE) redacted[k] = `${v.slice(0, REFUSED_HEADER_VALUE)}…[cut: ${v.length} characters]`;
+  }
+  return jsonbText(redacted)!;
+}
+
+export function auditResponseBody(text: string, document?: Document): string | null {
+  if (document) return jsonbText({ $document: document.contentType, bytes: document.bytes.length, sha256: createHash('sha256').update(document.bytes).digest('hex') });
+  if (!text) return null;
+  if (!mayHoldSecrets(text)) return text;
+  return jsonbText(redactBody(JSON.parse(text)));
+}
