@@ -1,15 +1,21 @@
 /** @type {import('jest').Config} */
 const path = require('node:path');
 const root = path.resolve(__dirname, '..');
-// ESM-only transitive deps (msw 2.15: rettime, until-async, @open-draft; pact 16.5: https-proxy-agent,
-// agent-base, proxy-agent-negotiate) are transpiled, since jest runs CommonJS here.
+// ESM-only deps (marked; msw 2.15: rettime, until-async, @open-draft; pact 16.5: https-proxy-agent,
+// agent-base, proxy-agent-negotiate) go through ts-jest, which must emit the module format jest asks for:
+// - Node 20 and 22 (and 24.0-24.8): jest require()s them as CommonJS, so they are transpiled to CommonJS.
+// - Node 24.9+ with --experimental-vm-modules (scripts/test.js sets it): vm.SourceTextModule#hasAsyncGraph
+//   exists, so jest 30 loads every "type": "module" / .mjs file through its native require(esm) path, as an
+//   ES module. A CommonJS transpilation evaluated there fails with "ReferenceError: exports is not defined".
+// `useESM: true` makes ts-jest follow jest's supportsStaticESM: ES modules when jest loads the file as ESM,
+// CommonJS when it requires it as CommonJS. (The .ts sources are always CommonJS: no "type": "module" here.)
 const esmOnly = ['marked', 'rettime', 'until-async', '@open-draft', 'https-proxy-agent', 'agent-base', 'proxy-agent-negotiate'];
 const base = {
   rootDir: root,
   testEnvironment: 'node',
   transform: {
     '^.+\\.ts$': ['ts-jest', { tsconfig: path.join(root, 'tsconfig.json') }],
-    '^.+\\.m?js$': ['ts-jest', { tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022', isolatedModules: true } }],
+    '^.+\\.m?js$': ['ts-jest', { useESM: true, tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022', isolatedModules: true } }],
   },
   // Also when nested (pact keeps its own https-proxy-agent@9 and agent-base@9 while openapi-typescript hoists @7).
   transformIgnorePatterns: [`/node_modules/(?!(?:.*/node_modules/)?(${esmOnly.join('|')})/)`],
