@@ -40,10 +40,10 @@ describe('Webhook targets', () => {
     const resolve = dns({ 'hooks.example.com': ['93.184.215.14'], 'intranet.example.com': ['10.0.0.1'] });
     await expect(checkTargetUrl('https://hooks.example.com/a?b=1', 'production', false, resolve)).resolves.toBe('https://hooks.example.com/a?b=1');
     await expect(checkTargetUrl('https://HOOKS.example.com:443/a', 'production', true, resolve)).resolves.toBe('https://hooks.example.com/a');
-    await expect(checkTargetUrl('http://hooks.example.com/a', 'production', true, resolve)).rejects.toMatchObject({ status: 400, details: { fields: [{ field: 'url', message: 'must be an https URL for a production endpoint' }] } });
+    await expect(checkTargetUrl('http://hooks.example.com/a', 'production', true, resolve)).rejects.toMatchObject({ code: 'invalid_request', details: { fields: [{ field: 'url', message: 'must be an https URL for a production endpoint' }] } });
     await expect(checkTargetUrl('https://intranet.example.com/', 'production', true, resolve)).rejects.toMatchObject({ details: { fields: [{ field: 'url' }] } });
     await expect(checkTargetUrl('http://intranet.example.com/', 'sandbox', true, resolve)).resolves.toBe('http://intranet.example.com/');
-    await expect(checkTargetUrl('http://intranet.example.com/', 'sandbox', false, resolve)).rejects.toMatchObject({ status: 400 });
+    await expect(checkTargetUrl('http://intranet.example.com/', 'sandbox', false, resolve)).rejects.toMatchObject({ code: 'invalid_request' });
     // Legacy IPv4 spellings are normalised by the URL parser before the check.
     await expect(checkTargetUrl('https://0x7f.1/', 'production', false, resolve)).rejects.toMatchObject({ details: { fields: [{ message: 'must reach a public address: 127.0.0.1 is not a public address (loopback)' }] } });
     await expect(checkTargetUrl('ftp://hooks.example.com/', 'sandbox', false, resolve)).rejects.toMatchObject({ details: { fields: [{ message: 'must be an http or https URL' }] } });
