@@ -14,6 +14,7 @@ import { decideBooking } from '../src/domain/bookings/booking-decision';
 import { newBookingEvent } from '../src/domain/webhooks/events';
 import { bookingView } from '../src/domain/bookings/booking-view';
 import { searchVehicles } from '../src/domain/marketplace/supplier';
+import { searchAnswer } from '../src/http/marketplace/answers';
 import type { Statement } from '../src/data/database';
 
 export type ScenarioId = 'ping' | 'quote' | 'booking' | 'replay' | 'search';
@@ -112,8 +113,9 @@ export async function ceilingStatement(id: ScenarioId, c: CeilingContext): Promi
     }
     case 'search': {
       const search = SEARCH_BODY();
-      const { answer, write } = await searchVehicles(search, { now, fx: FX });
-      return auditedStatement(combine(write), entry('/marketplace/search/', 'POST', 200, search, JSON.stringify(answer), null));
+      const outcome = await searchVehicles(search, { now, fx: FX });
+      const write = outcome.kind === 'priced' ? outcome.write : undefined;
+      return auditedStatement(combine(write), entry('/marketplace/search/', 'POST', 200, search, JSON.stringify(searchAnswer(outcome)), null));
     }
   }
 }

@@ -49,13 +49,15 @@ export function errorFromResponse(exchange: MarketplaceExchange, body: unknown):
 /** Classifies a request that got no answer. */
 export function errorFromTransport(exchange: MarketplaceExchange, err: unknown, timedOut: boolean): MarketplaceError {
   if (timedOut) return new MarketplaceError('timeout', `marketplace did not answer within the timeout`, exchange, null);
-  const cause = (err as { cause?: { code?: string; message?: string } })?.cause;
-  const detail = cause?.code ?? cause?.message ?? (err as Error)?.message ?? String(err);
+  const cause = err instanceof Error && isRecord(err.cause) ? err.cause : undefined;
+  const text = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const detail = text(cause?.code) ?? text(cause?.message) ?? (err instanceof Error ? err.message : String(err));
   return new MarketplaceError('unavailable', `marketplace unreachable: ${detail}`, exchange, null);
 }
 
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
 function marketplaceErrorText(body: unknown): string | undefined {
-  const b = body as { status?: unknown; error?: unknown } | undefined;
-  if (b && typeof b === 'object' && b.status === 'ERROR') return typeof b.error === 'string' ? b.error : 'ERROR';
+  if (isRecord(body) && body.status === 'ERROR') return typeof body.error === 'string' ? body.error : 'ERROR';
   return undefined;
 }

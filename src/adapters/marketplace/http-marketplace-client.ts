@@ -44,6 +44,16 @@ export interface CallOptions {
 
 const MAX_AUDITED_TEXT = 4096;
 
+/** Where each message the outbox holds is posted: its payload is that call's body, as stored. */
+const POSTED_TO = {
+  confirm_order: 'booking/confirm/',
+  decline_order: 'booking/decline/',
+  driver_info: 'booking/driver/',
+  driver_location: 'booking/location/',
+  change_confirmation: 'booking/change/confirm/',
+  no_show: 'booking/noshow/',
+} as const satisfies Record<Exclude<OutboundKind, 'brand_list'>, string>;
+
 /**
  * The marketplace's `apiin` API (contracts/marketplace-outbound.yaml). Every request is signed over the exact
  * absolute URL and body bytes sent, bounded by a timeout, and either resolves with the parsed body or throws a
@@ -74,27 +84,27 @@ export class HttpMarketplaceClient implements OutboundSender {
   }
 
   confirmOrder(body: ConfirmOrderRequest, opts?: CallOptions): Promise<MarketplaceResult<OkResponse>> {
-    return this.request('POST', 'booking/confirm/', body, isOk, opts);
+    return this.request('POST', POSTED_TO.confirm_order, body, isOk, opts);
   }
 
   declineOrder(body: DeclineOrderRequest, opts?: CallOptions): Promise<MarketplaceResult<OkResponse>> {
-    return this.request('POST', 'booking/decline/', body, isOk, opts);
+    return this.request('POST', POSTED_TO.decline_order, body, isOk, opts);
   }
 
   sendDriverInfo(body: DriverInfoRequest, opts?: CallOptions): Promise<MarketplaceResult<OkResponse>> {
-    return this.request('POST', 'booking/driver/', body, isOk, opts);
+    return this.request('POST', POSTED_TO.driver_info, body, isOk, opts);
   }
 
   sendDriverLocation(body: DriverLocationRequest, opts?: CallOptions): Promise<MarketplaceResult<OkResponse>> {
-    return this.request('POST', 'booking/location/', body, isOk, opts);
+    return this.request('POST', POSTED_TO.driver_location, body, isOk, opts);
   }
 
   confirmChange(body: ChangeConfirmationRequest, opts?: CallOptions): Promise<MarketplaceResult<OkResponse>> {
-    return this.request('POST', 'booking/change/confirm/', body, isOk, opts);
+    return this.request('POST', POSTED_TO.change_confirmation, body, isOk, opts);
   }
 
   reportNoShow(body: NoShowRequest, opts?: CallOptions): Promise<MarketplaceResult<OkResponse>> {
-    return this.request('POST', 'booking/noshow/', body, isOk, opts);
+    return this.request('POST', POSTED_TO.no_show, body, isOk, opts);
   }
 
   getBrandList(opts?: CallOptions): Promise<MarketplaceResult<BrandListResponse>> {
@@ -106,32 +116,21 @@ export class HttpMarketplaceClient implements OutboundSender {
     return this.request('GET', `booking/${encodeURIComponent(orderId)}/`, undefined, isOrderResponse, opts);
   }
 
-  /** Outbox kind → marketplace operation: the one place the domain's message kinds meet the wire. */
+  /**
+   * Outbox kind → marketplace operation: the one place the domain's message kinds meet the wire. A message's payload
+   * is the body notice-bodies.ts made for it when it was enqueued, sent as stored.
+   */
   async sendOutbound(
     kind: OutboundKind,
     payload: Record<string, unknown>,
     opts?: CallOptions,
   ): Promise<{ exchange: MarketplaceExchange; brands?: MarketplaceBrand[] }> {
-    switch (kind) {
-      case 'confirm_order':
-        return this.confirmOrder(payload as ConfirmOrderRequest, opts);
-      case 'decline_order':
-        return this.declineOrder(payload as DeclineOrderRequest, opts);
-      case 'driver_info':
-        return this.sendDriverInfo(payload as DriverInfoRequest, opts);
-      case 'driver_location':
-        return this.sendDriverLocation(payload as DriverLocationRequest, opts);
-      case 'change_confirmation':
-        return this.confirmChange(payload as ChangeConfirmationRequest, opts);
-      case 'no_show':
-        return this.reportNoShow(payload as NoShowRequest, opts);
-      case 'brand_list': {
-        const r = await this.getBrandList(opts);
-        return { exchange: r.exchange, brands: r.body.brands.map((b) => ({ id: b.id, name: b.name })) };
-      }
-      default:
-        throw new Error(`no marketplace operation for outbound kind ${String(kind satisfies never)}`);
+    if (kind === 'brand_list') {
+      const r = await this.getBrandList(opts);
+      return { exchange: r.exchange, brands: r.body.brands.map((b) => ({ id: b.id, name: b.name })) };
     }
+    if (!Object.hasOwn(POSTED_TO, kind)) throw new Error(`no marketplace operation for outbound kind ${String(kind)}`);
+    return this.request('POST', POSTED_TO[kind], payload, isOk, opts);
   }
 
   private async request<T>(
@@ -230,13 +229,14 @@ function isOk(b: unknown): b is OkResponse {
 }
 
 function isBrandList(b: unknown): b is BrandListResponse {
-  return isOk(b) && Array.isArray((b as Record<string, unknown>).brands) &&
-    ((b as Record<string, unknown>).brands as unknown[]).every((x) => isObject(x) && isInt(x.id) && typeof x.name === 'string');
+  if (!isObject(b) || b.status !== 'OK') return false;
+  const brands: unknown = b.brands;
+  return Array.isArray(brands) && brands.every((x: unknown) => isObject(x) && isInt(x.id) && typeof x.name === 'string');
 }
 
 function isOrderResponse(b: unknown): b is OrderResponse {
-  if (!isOk(b)) return false;
-  const o = (b as Record<string, unknown>).order;
+  if (!isObject(b) || b.status !== 'OK') return false;
+  const o = b.order;
   return (
     isObject(o) &&
     typeof o.order_id === 'string' &&

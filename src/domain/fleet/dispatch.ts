@@ -5,17 +5,16 @@ import type { DriverSnapshot } from '../../data/repositories/bookings-repository
 import { moveBooking } from '../bookings/manage-booking';
 import { setOrderState } from '../../data/repositories/marketplace-repository';
 import { AppError, notFound } from '../../shared/errors';
-import { getVehicle } from './fleet';
+import { storedFleetCode, vehicleOf, type FleetCode } from './fleet';
 import { LIVE_BEFORE_PICKUP_MS, LOCATION_EVERY_MS, NO_SHOW_WITHIN_MS } from './job-window';
-import { enqueueOutbound, enqueueLatest } from '../outbox/outbox';
 import { formatLocal } from '../marketplace/local-time';
-import { BRANDS } from '../marketplace/supplier';
+import { notify, notifyLatest, type NoticeBody } from '../marketplace/notices';
 
 /**
  * Dispatch: operators assign drivers and vehicles to jobs, drivers report where they are, and jobs end completed or
  * no-show. Each change reaches whoever the job is for, in the same transaction: a partner's booking shows the driver
  * and the state (and its webhook event is written); a marketplace order gets its driver info, positions and no-show
- * report through the outbox.
+ * report through the outbox (`noticeBody`, the marketplace adapter, makes their bodies).
  */
 
 export interface JobView {
@@ -23,7 +22,7 @@ export interface JobView {
   source: 'partner' | 'marketplace';
   booking_ref: string | null;
   order_id: string | null;
-  fleet_code: string;
+  fleet_code: FleetCode;
   status: jobs.JobStatus;
   pickup_at: string;
   ends_at: string;
@@ -34,7 +33,7 @@ export interface JobView {
   flight_number: string | null;
   meeting_instructions: string | null;
   driver: { driver_id: string; name: string; phone: string } | null;
-  vehicle: { vehicle_id: string; fleet_code: string; plate: string; brand: string; model: string; colour: string } | null;
+  vehicle: { vehicle_id: string; fleet_code: FleetCode; plate: string; brand: string; model: string; colour: string } | null;
   last_location: { lat: number; lon: number; at: string } | null;
 }
 
@@ -47,7 +46,7 @@ export function jobView(j: jobs.JobRow): JobView {
     source: partner ? 'partner' : 'marketplace',
     booking_ref: partner ? j.sourceRef : null,
     order_id: partner ? null : j.sourceRef,
-    fleet_code: j.fleetCode,
+    fleet_code: storedFleetCode(j.fleetCode),
     status: j.status,
     pickup_at: new Date(j.pickupAt).toISOString(),
     ends_at: new Date(j.endsAt).toISOString(),
@@ -59,7 +58,7 @@ export function jobView(j: jobs.JobRow): JobView {
     meeting_instructions: j.meetingInstructions,
     driver: j.driver ? { driver_id: j.driver.driverId, name: j.driver.name, phone: j.driver.phone } : null,
     vehicle: j.vehicle
-      ? { vehicle_id: j.vehicle.vehicleId, fleet_code: j.vehicle.fleetCode, plate: j.vehicle.plate, brand: j.vehicle.brand, model: j.vehicle.model, colour: j.vehicle.colour }
+      ? { vehicle_id: j.vehicle.vehicleId, fleet_code: storedFleetCode(j.vehicle.fleetCode), plate: j.vehicle.plate, brand: j.vehicle.brand, model: j.vehicle.model, colour: j.vehicle.colour }
       : null,
     last_location: j.lastLocation ? { lat: j.lastLocation.lat, lon: j.lastLocation.lon, at: j.lastLocation.at.toISOString() } : null,
   };
@@ -99,7 +98,7 @@ function snapshot(driver: fleet.DriverRecord, vehicle: fleet.VehicleRecord): Dri
  * Assigns (or, until pickup, reassigns) a driver and a vehicle. The database refuses a driver or vehicle already on
  * an overlapping job (exclusion constraints), whoever assigns and on whichever instance; the rest is checked here.
  */
-export async function assignJob(tx: Tx, jobId: string, input: { driver_id: string; vehicle_id: string }, now: Date): Promise<JobView> {
+export async function assignJob(tx: Tx, jobId: string, input: { driver_id: string; vehicle_id: string }, now: Date, noticeBody: NoticeBody): Promise<JobView> {
   const job = await requireJob(tx, jobId, true);
   if (job.status !== 'confirmed' && job.status !== 'driver_assigned') throw closed(job);
   if (now.getTime() >= new Date(job.pickupAt).getTime()) throw conflict('pickup_passed', `Job ${jobId}'s pickup time has passed; it can no longer be (re)assigned.`);
@@ -109,7 +108,7 @@ export async function assignJob(tx: Tx, jobId: string, input: { driver_id: strin
   if (!vehicle) throw notFound(`No vehicle ${input.vehicle_id}.`, { vehicle_id: input.vehicle_id });
   if (!driver.active) throw conflict('driver_inactive', `Driver ${driver.name} is not on the roster.`, { driver_id: driver.driverId });
   if (!vehicle.active) throw conflict('vehicle_inactive', `Vehicle ${vehicle.plate} is out of service.`, { vehicle_id: vehicle.vehicleId });
-  const capacity = getVehicle(vehicle.fleetCode)!;
+  const capacity = vehicleOf(storedFleetCode(vehicle.fleetCode));
   if (job.adults > capacity.max_passengers || job.luggage > capacity.max_luggage) {
     throw new AppError('vehicle_too_small', `${vehicle.plate} (a ${capacity.name}, ${capacity.max_passengers} passengers and ${capacity.max_luggage} bags) cannot carry this party of ${job.adults} with ${job.luggage} bags.`,
       { vehicle_id: vehicle.vehicleId, adults: job.adults, luggage: job.luggage, max_passengers: capacity.max_passengers, max_luggage: capacity.max_luggage },
@@ -132,20 +131,17 @@ export async function assignJob(tx: Tx, jobId: string, input: { driver_id: strin
   const assigned = await requireJob(tx, jobId);
   if (job.source === 'partner_booking') await moveBooking(tx, job.sourceRef, 'driver_assigned', snapshot(driver, vehicle), now);
   else {
-    const brand = BRANDS.find((b) => b.name === vehicle.brand);
-    await enqueueOutbound(
+    await notify(
       tx,
+      noticeBody,
       {
         kind: 'driver_info',
         orderId: job.sourceRef,
-        payload: {
-          order_id: job.sourceRef,
-          driver: { name: driver.name, phone: driver.phone },
-          vehicle: { ...(brand ? { brand_id: brand.id } : {}), brand: vehicle.brand, model: vehicle.model, plate: vehicle.plate, color: vehicle.colour },
-        },
-        // One message per assignment (a reassignment sends the new driver).
-        dedupeKey: `driver:${job.sourceRef}:v${assigned.version}`,
+        driver: { name: driver.name, phone: driver.phone },
+        vehicle: { brand: vehicle.brand, model: vehicle.model, plate: vehicle.plate, colour: vehicle.colour },
       },
+      // One message per assignment (a reassignment sends the new driver).
+      { dedupeKey: `driver:${job.sourceRef}:v${assigned.version}` },
       now,
     );
   }
@@ -168,7 +164,7 @@ export async function completeJob(tx: Tx, jobId: string, now: Date): Promise<Job
  * The passenger did not show: only after the pickup time and within 24 hours of it. A marketplace order's report
  * carries the driver's track around the pickup as evidence, and the operator's note.
  */
-export async function reportNoShow(tx: Tx, jobId: string, note: string, now: Date): Promise<JobView> {
+export async function reportNoShow(tx: Tx, jobId: string, note: string, now: Date, noticeBody: NoticeBody): Promise<JobView> {
   const job = await requireJob(tx, jobId, true);
   if (job.status !== 'confirmed' && job.status !== 'driver_assigned') throw closed(job);
   const pickupAt = new Date(job.pickupAt);
@@ -183,17 +179,8 @@ export async function reportNoShow(tx: Tx, jobId: string, note: string, now: Dat
   else {
     await setOrderState(tx, job.sourceRef, 'no_show', now);
     const trail = await jobs.track(tx, jobId, new Date(pickupAt.getTime() - LIVE_BEFORE_PICKUP_MS), now);
-    await enqueueOutbound(
-      tx,
-      {
-        kind: 'no_show',
-        orderId: job.sourceRef,
-        payload: { order_id: job.sourceRef, evidence: { gps_track: trail.map((p) => ({ lat: p.lat, lon: p.lon, at: formatLocal(new Date(p.at)) })), comment: note } },
-        dedupeKey: `no_show:${job.sourceRef}`,
-        maxAttempts: 11,
-      },
-      now,
-    );
+    const track = trail.map((p) => ({ lat: p.lat, lon: p.lon, at: new Date(p.at) }));
+    await notify(tx, noticeBody, { kind: 'no_show', orderId: job.sourceRef, track, comment: note }, { dedupeKey: `no_show:${job.sourceRef}`, maxAttempts: 11 }, now);
   }
   return jobView(await requireJob(tx, jobId));
 }
@@ -202,7 +189,13 @@ export async function reportNoShow(tx: Tx, jobId: string, note: string, now: Dat
  * A driver's position. Kept on the job; for a marketplace order forwarded while the job is live, at most one message
  * per 30 seconds per job: a newer position replaces one not yet sent, so the outbox never fills with stale ones.
  */
-export async function reportLocation(tx: Tx, jobId: string, p: { lat: number; lon: number; at?: string }, now: Date): Promise<{ job_id: string; at: string; forwarded: boolean }> {
+export async function reportLocation(
+  tx: Tx,
+  jobId: string,
+  p: { lat: number; lon: number; at?: string },
+  now: Date,
+  noticeBody: NoticeBody,
+): Promise<{ job_id: string; at: string; forwarded: boolean }> {
   const job = await requireJob(tx, jobId);
   if (job.status !== 'confirmed' && job.status !== 'driver_assigned') throw closed(job);
   const when = p.at ? new Date(p.at) : now;
@@ -212,11 +205,8 @@ export async function reportLocation(tx: Tx, jobId: string, p: { lat: number; lo
   const forwarded = job.source === 'marketplace_order' && live;
   if (forwarded) {
     const bucket = Math.floor(when.getTime() / LOCATION_EVERY_MS);
-    await enqueueLatest(
-      tx,
-      { kind: 'driver_location', orderId: job.sourceRef, payload: { order_id: job.sourceRef, lat: p.lat, lon: p.lon, at: formatLocal(when) }, dedupeKey: `location:${job.sourceRef}:${bucket}`, maxAttempts: 3 },
-      now,
-    );
+    const position = { lat: p.lat, lon: p.lon, at: when };
+    await notifyLatest(tx, noticeBody, { kind: 'driver_location', orderId: job.sourceRef, position }, { dedupeKey: `location:${job.sourceRef}:${bucket}`, maxAttempts: 3 }, now);
   }
   return { job_id: jobId, at: when.toISOString(), forwarded };
 }

@@ -1,7 +1,11 @@
+import type { components as Ops } from '../../generated/ops-v1';
+import type { components as Transfers } from '../../generated/transfers-v1';
 import fleetData from './fleet.json';
 
-export type FleetCode = 'small_car' | 'standard_car' | 'premium_car' | 'suv' | 'standard_van' | 'premium_van' | 'large_van' | 'standard_bus';
-export type VehicleClass = 'Economy' | 'Standard' | 'Business';
+/** Our fleet codes, as the operator contract names them (contracts/ops-v1.yaml FleetCode). */
+export type FleetCode = Ops['schemas']['FleetCode'];
+/** The class partners see on an offer (contracts/transfers-v1.yaml Offer.vehicle_class). */
+export type VehicleClass = Transfers['schemas']['Offer']['vehicle_class'];
 
 /** USD cents. Fare for d road km = max(min_fare, base + per_km × d). */
 export interface RateCard {
@@ -20,12 +24,27 @@ export interface FleetVehicle {
   rate: RateCard;
 }
 
-const CODES: readonly FleetCode[] = ['small_car', 'standard_car', 'premium_car', 'suv', 'standard_van', 'premium_van', 'large_van', 'standard_bus'];
-const CLASSES: readonly VehicleClass[] = ['Economy', 'Standard', 'Business'];
+// Each contract value once: a value added to or dropped from the contract's enum fails to compile here.
+const CODES: { readonly [C in FleetCode]: true } = {
+  small_car: true, standard_car: true, premium_car: true, suv: true, standard_van: true, premium_van: true, large_van: true, standard_bus: true,
+};
+const CLASSES: { readonly [C in VehicleClass]: true } = { Economy: true, Standard: true, Business: true };
+
+export function isFleetCode(code: string): code is FleetCode {
+  return Object.hasOwn(CODES, code);
+}
+
+const isVehicleClass = (c: string): c is VehicleClass => Object.hasOwn(CLASSES, c);
+
+/** A fleet code read back from the database (the schema checks it): narrowed here, once. */
+export function storedFleetCode(code: string): FleetCode {
+  if (!isFleetCode(code)) throw new Error(`stored fleet code ${JSON.stringify(code)} is not one of ours`);
+  return code;
+}
 
 function parseVehicle(v: (typeof fleetData.vehicles)[number]): FleetVehicle {
-  const code = CODES.find((c) => c === v.code);
-  const cls = CLASSES.find((c) => c === v.class);
+  const code = isFleetCode(v.code) ? v.code : undefined;
+  const cls = isVehicleClass(v.class) ? v.class : undefined;
   const r = v.rate;
   const amounts = [r.base_usd_minor, r.per_km_usd_minor, r.min_fare_usd_minor, v.max_passengers, v.max_luggage];
   if (!code || !cls || !amounts.every((n) => Number.isSafeInteger(n) && n >= 0)) throw new Error(`fleet.json: bad vehicle ${JSON.stringify(v)}`);
@@ -34,12 +53,13 @@ function parseVehicle(v: (typeof fleetData.vehicles)[number]): FleetVehicle {
 
 /** The eight vehicles in the spec's table order (the tie-break order for equal prices). */
 export const FLEET: readonly FleetVehicle[] = Object.freeze(fleetData.vehicles.map(parseVehicle));
-if (FLEET.length !== CODES.length) throw new Error('fleet.json: expected the eight fleet vehicles');
+const codeCount = Object.keys(CODES).length;
+if (FLEET.length !== codeCount || new Set(FLEET.map((v) => v.code)).size !== codeCount) throw new Error('fleet.json: expected each fleet vehicle once');
 
 /** Journeys whose cheapest fleet rate-card fare is below this decline below_min_rate (rule in fleet.json). */
 export const MIN_FARE_USD_MINOR: number = fleetData.min_fare_usd_minor;
 
-const fleetIndex = new Map(FLEET.map((v, i) => [v.code as string, i]));
+const fleetIndex = new Map<string, number>(FLEET.map((v, i) => [v.code, i]));
 
 export function fleetOrder(v: FleetVehicle): number {
   return fleetIndex.get(v.code) ?? FLEET.length;
@@ -50,8 +70,11 @@ export function getVehicle(code: string): FleetVehicle | undefined {
   return i === undefined ? undefined : FLEET[i];
 }
 
-export function isFleetCode(code: string): code is FleetCode {
-  return fleetIndex.has(code);
+/** The vehicle of a fleet code (every code has one: checked when fleet.json is loaded). */
+export function vehicleOf(code: FleetCode): FleetVehicle {
+  const v = getVehicle(code);
+  if (!v) throw new Error(`fleet.json has no vehicle ${code}`);
+  return v;
 }
 
 /**

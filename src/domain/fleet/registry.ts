@@ -2,12 +2,14 @@ import type { Sql } from '../../data/database';
 import * as fleet from '../../data/repositories/fleet-repository';
 import { AppError, notFound } from '../../shared/errors';
 import { prefixedId } from '../../shared/ids';
+import { storedFleetCode, type FleetCode } from './fleet';
+import { storedBrand, type Brand } from './brands';
 
 export interface VehicleView {
   vehicle_id: string;
-  fleet_code: string;
+  fleet_code: FleetCode;
   plate: string;
-  brand: string;
+  brand: Brand;
   model: string;
   colour: string;
   active: boolean;
@@ -25,9 +27,9 @@ export interface DriverView {
 
 const vehicleView = (v: fleet.VehicleRecord): VehicleView => ({
   vehicle_id: v.vehicleId,
-  fleet_code: v.fleetCode,
+  fleet_code: storedFleetCode(v.fleetCode),
   plate: v.plate,
-  brand: v.brand,
+  brand: storedBrand(v.brand),
   model: v.model,
   colour: v.colour,
   active: v.active,
@@ -43,14 +45,14 @@ const driverView = (d: fleet.DriverRecord): DriverView => ({
   created_at: new Date(d.createdAt).toISOString(),
 });
 
-export async function registerVehicle(tx: Sql, input: { fleet_code: string; plate: string; brand: string; model: string; colour: string }, now: Date): Promise<VehicleView> {
+export async function registerVehicle(tx: Sql, input: { fleet_code: FleetCode; plate: string; brand: Brand; model: string; colour: string }, now: Date): Promise<VehicleView> {
   const plate = input.plate.trim().toUpperCase().replace(/\s+/g, ' ');
   const v = await fleet.insertVehicle(tx, { vehicleId: prefixedId('veh'), fleetCode: input.fleet_code, plate, brand: input.brand, model: input.model.trim(), colour: input.colour.trim(), createdAt: now });
   if (v === 'plate_taken') throw new AppError('already_exists', `A vehicle with plate ${plate} is already registered.`, { plate });
   return vehicleView(v);
 }
 
-export async function listVehicles(db: Sql, q: { fleet_code?: string; active?: boolean }): Promise<VehicleView[]> {
+export async function listVehicles(db: Sql, q: { fleet_code?: FleetCode; active?: boolean }): Promise<VehicleView[]> {
   return (await fleet.listVehicles(db, { fleetCode: q.fleet_code, active: q.active })).map(vehicleView);
 }
 

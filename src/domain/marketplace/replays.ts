@@ -33,7 +33,7 @@ export interface InboundCall {
   now: Date;
 }
 
-/** What a call answered, as sent (the exact bytes a replay gets back). */
+/** What a call answered, as sent: a replay gets back the same status and the exact bytes. */
 export interface CallAnswer {
   status: number;
   body: string;
@@ -47,8 +47,8 @@ const inFlight = () =>
 
 /**
  * Acts on `call` once, in `tx`: either it was acted on before (the first answer comes back and `act` does not run),
- * or `act` runs and its answer is stored with it — when `answerOf` gives one; a call answered with an error is not
- * remembered. If `act` throws, the claim rolls back with everything else.
+ * or `act` runs and its answer is stored with it — when `answerOf` gives one (the caller gives none for an answer
+ * that is an error: that call is not remembered). If `act` throws, the claim rolls back with everything else.
  */
 export async function actOnce<T>(tx: Tx, call: InboundCall, act: () => Promise<T>, answerOf: (value: T) => CallAnswer | null): Promise<Once<T>> {
   const claim = await claimSeenCall(tx, call, call.now);
@@ -56,7 +56,7 @@ export async function actOnce<T>(tx: Tx, call: InboundCall, act: () => Promise<T
   if (claim.kind === 'seen') return { replayed: true, first: claim.answer };
   const value = await act();
   const answer = answerOf(value);
-  if (answer && answer.status < 300) await recordSeenCall(tx, call.digest, answer.status, answer.body);
+  if (answer) await recordSeenCall(tx, call.digest, answer.status, answer.body);
   else await releaseSeenCall(tx, call.digest);
   return { replayed: false, value };
 }

@@ -1,16 +1,15 @@
 import type { Sql } from '../../data/database';
 import type { Write } from '../../data/write';
+import type { components } from '../../generated/marketplace-inbound';
 import { findLiveMark, priceMarksWrite, type PriceMarkRecord } from '../../data/repositories/marketplace-repository';
-import { getVehicle } from '../fleet/fleet';
-import { formatMinor } from '../pricing/money';
+import { getVehicle, type FleetVehicle } from '../fleet/fleet';
 import type { FxRates } from '../pricing/price-journey';
-import { decideJourney, OFFER_TTL_MS } from '../quotes/decide';
+import { decideJourney, OFFER_TTL_MS, type Decision, type DeclineReason, type JourneyRequest } from '../quotes/decide';
 import { withinCapacity, type FreeClasses } from '../quotes/create-quote';
 import { hex32 } from '../../shared/ids';
 import { AppError, invalidRequest } from '../../shared/errors';
-import { formatLocal, parseLocal } from './local-time';
+import { parseLocal } from './local-time';
 import { EARLIEST_DAY, LATEST_DAY } from '../../shared/storable-time';
-import titles from './fleet-titles.json';
 
 export interface SupplierCtx {
   now: Date;
@@ -19,22 +18,55 @@ export interface SupplierCtx {
   freeClasses?: FreeClasses;
 }
 
-/** What the marketplace sends to search, re-quote and (with order fields) book. */
-export interface SearchInput {
-  from: { name?: string; iata?: string; lat?: number; lon?: number };
-  to: { name?: string; iata?: string; lat?: number; lon?: number };
-  date: string;
-  adults: number;
-  children?: number;
-  infants?: number;
-  luggage?: number;
-  currency?: 'EUR';
-  lang?: string;
+/** What the marketplace sends to search and re-quote (contracts/marketplace-inbound.yaml SearchRequest). */
+export type SearchInput = components['schemas']['SearchRequest'];
+
+/**
+ * Why a journey cannot be served to the marketplace: the pricing engine's declines. partner_paused is not one of
+ * them: the marketplace is no partner account, and nothing pauses it (see decideForMarketplace).
+ */
+export type JourneyDecline = Exclude<DeclineReason, 'partner_paused'>;
+
+export type MarketplaceDecision = Extract<Decision, { ok: true }> | { ok: false; reason: JourneyDecline; message: string; hint?: Record<string, unknown> };
+
+function marketplaceDecision(d: Decision): MarketplaceDecision {
+  if (d.ok) return d;
+  const { reason, ...rest } = d;
+  if (reason === 'partner_paused') throw new Error('the marketplace was declined partner_paused, but it is never paused');
+  return { ...rest, reason };
 }
 
-type VehicleTitle = { brand: string; model: string; body: string; class: string };
-const TITLES = titles.vehicles as Record<string, VehicleTitle>;
-export const BRANDS = titles.brands;
+/**
+ * The pricing engine's decision for the marketplace (in EUR, as for partner quotes), within the fleet's free
+ * classes when they are given. No pause applies: the marketplace is not a partner account.
+ */
+export async function decideForMarketplace(req: JourneyRequest, ctx: SupplierCtx): Promise<MarketplaceDecision> {
+  let decision = decideJourney(req, { now: ctx.now, fx: ctx.fx });
+  // The marketplace is production: it sees only what the fleet has free for the journey's window.
+  if (decision.ok && ctx.freeClasses) decision = await withinCapacity(decision, req.pickupAt, ctx.freeClasses);
+  return marketplaceDecision(decision);
+}
+
+/** A vehicle priced for a search and locked under a price mark (valid until expiresAt). */
+export interface LockedPrice {
+  priceMark: string;
+  vehicle: FleetVehicle;
+  /** EUR cents. */
+  amountMinor: number;
+  distanceKm: number;
+  durationMin: number;
+  expiresAt: Date;
+}
+
+/** What a search found: the fitting vehicles, cheapest first, each locked (`write` stores the marks); or why none. */
+export type SearchOutcome =
+  | { kind: 'priced'; vehicles: LockedPrice[]; write?: Write }
+  | { kind: 'declined'; reason: JourneyDecline; message: string };
+
+/** A re-quote: the vehicle locked afresh, or why it no longer serves the search. */
+export type RequoteOutcome =
+  | { kind: 'priced'; vehicle: LockedPrice; write: Write }
+  | { kind: 'no_vehicle'; reason: JourneyDecline | 'unknown_vehicle'; message: string };
 
 /** Everyone in a seat counts against the vehicle: children and infants too (child seats take a seat). */
 export const seatsNeeded = (s: Pick<SearchInput, 'adults' | 'children' | 'infants'>) => s.adults + (s.children ?? 0) + (s.infants ?? 0);
@@ -45,45 +77,31 @@ export function pickupAtOf(s: Pick<SearchInput, 'date'>): Date {
   return at;
 }
 
-export const noVehicle = (error: string, reason?: string) => ({ status: 'NO_VEHICLE' as const, error, ...(reason ? { reason } : {}) });
-
-function wireVehicle(row: { priceMark: string; vehicle: string; amountMinor: number | string; distanceKm: number | string; durationMin: number; expiresAt: Date }) {
-  const v = getVehicle(row.vehicle)!;
-  const t = TITLES[v.code];
+function lockedPrice(row: Pick<PriceMarkRecord, 'priceMark' | 'vehicle' | 'amountMinor' | 'distanceKm' | 'durationMin' | 'expiresAt'>): LockedPrice {
+  const vehicle = getVehicle(row.vehicle);
+  if (!vehicle) throw new Error(`price mark ${row.priceMark} is for ${row.vehicle}, which is not in our fleet`);
   return {
-    vehicle_id: v.code,
-    price_mark: row.priceMark,
-    title: `${t.brand} ${t.model} ${t.body} 1-${v.max_passengers} passengers`,
-    brand: t.brand,
-    model: t.model,
-    class: t.class,
-    transfer_type: 'private',
-    max_passengers: v.max_passengers,
-    max_luggage: v.max_luggage,
-    price: formatMinor(Number(row.amountMinor), 'EUR'),
-    currency: 'EUR',
-    distance_km: Number(row.distanceKm),
-    duration_min: row.durationMin,
-    meeting_types: ['MG', 'NMG'],
-    free_cancellation_hours: 24,
-    expires_at: formatLocal(new Date(row.expiresAt)),
+    priceMark: row.priceMark,
+    vehicle,
+    amountMinor: Number(row.amountMinor),
+    distanceKm: Number(row.distanceKm),
+    durationMin: row.durationMin,
+    expiresAt: new Date(row.expiresAt),
   };
 }
 
 /**
  * Prices the search with the same engine as partner quotes (in EUR) and locks each fitting vehicle under a new
- * price mark, valid 30 minutes: the answer, and the marks to store with the request's audit row. `only` restricts
- * the answer to one vehicle (re-quote).
+ * price mark, valid 30 minutes: the vehicles, and the marks to store with the request's audit row. `only` restricts
+ * them to one vehicle (re-quote).
  */
-async function lock(search: SearchInput, ctx: SupplierCtx, only?: string) {
+async function lock(search: SearchInput, ctx: SupplierCtx, only?: string): Promise<SearchOutcome> {
   const pickupAt = pickupAtOf(search);
-  let decision = decideJourney(
+  const decision = await decideForMarketplace(
     { pickup: search.from, dropoff: search.to, pickupAt, adults: seatsNeeded(search), luggage: search.luggage ?? 0, vehicleFilter: only ? [only] : undefined, currency: 'EUR' },
     ctx,
   );
-  // The marketplace is production: it sees only what the fleet has free for the journey's window.
-  if (decision.ok && ctx.freeClasses) decision = await withinCapacity(decision, pickupAt, ctx.freeClasses);
-  if (!decision.ok) return { vehicles: [], reason: decision.reason, message: decision.message };
+  if (!decision.ok) return { kind: 'declined', reason: decision.reason, message: decision.message };
   const expiresAt = new Date(ctx.now.getTime() + OFFER_TTL_MS);
   const marks: PriceMarkRecord[] = decision.offers
     .filter((o) => !only || o.vehicle.code === only)
@@ -99,19 +117,20 @@ async function lock(search: SearchInput, ctx: SupplierCtx, only?: string) {
       createdAt: ctx.now,
       expiresAt,
     }));
-  return { vehicles: marks.map(wireVehicle), write: marks.length ? priceMarksWrite(marks) : undefined };
+  return { kind: 'priced', vehicles: marks.map(lockedPrice), write: marks.length ? priceMarksWrite(marks) : undefined };
 }
 
-export async function searchVehicles(search: SearchInput, ctx: SupplierCtx) {
-  const { write, ...found } = { write: undefined as Write | undefined, ...(await lock(search, ctx)) };
-  return { answer: { status: 'OK' as const, ...found }, write };
+export function searchVehicles(search: SearchInput, ctx: SupplierCtx): Promise<SearchOutcome> {
+  return lock(search, ctx);
 }
 
-export async function requoteVehicle(vehicleId: string, search: SearchInput, ctx: SupplierCtx) {
-  if (!getVehicle(vehicleId)) return { answer: noVehicle(`vehicle ${vehicleId} is not in our fleet`, 'unknown_vehicle') };
+export async function requoteVehicle(vehicleId: string, search: SearchInput, ctx: SupplierCtx): Promise<RequoteOutcome> {
+  if (!getVehicle(vehicleId)) return { kind: 'no_vehicle', reason: 'unknown_vehicle', message: `vehicle ${vehicleId} is not in our fleet` };
   const r = await lock(search, ctx, vehicleId);
-  if (!r.vehicles.length) return { answer: noVehicle(('message' in r && r.message) || `vehicle ${vehicleId} no longer fits this search`, ('reason' in r && r.reason) || 'no_vehicle') };
-  return { answer: { status: 'OK' as const, vehicle: r.vehicles[0] }, write: 'write' in r ? r.write : undefined };
+  if (r.kind === 'declined') return { kind: 'no_vehicle', reason: r.reason, message: r.message };
+  const [vehicle] = r.vehicles;
+  if (!vehicle || !r.write) return { kind: 'no_vehicle', reason: 'no_vehicle', message: `vehicle ${vehicleId} no longer fits this search` };
+  return { kind: 'priced', vehicle, write: r.write };
 }
 
 export interface LockedQuote {
@@ -129,8 +148,9 @@ export async function findLockedQuote(db: Sql, vehicleId: string, priceMark: str
   return row ? { ...row, search: row.search as SearchInput } : null;
 }
 
-export async function getLockedQuote(db: Sql, vehicleId: string, priceMark: string, now: Date) {
+/** The locked quote behind a live price mark: the vehicle as it was priced, and the search it was priced for. */
+export async function getLockedQuote(db: Sql, vehicleId: string, priceMark: string, now: Date): Promise<{ price: LockedPrice; search: SearchInput }> {
   const row = await findLiveMark(db, vehicleId, priceMark, now);
   if (!row) throw new AppError('not_found', 'price mark not found or expired', { price_mark: priceMark });
-  return { status: 'OK' as const, vehicle: wireVehicle(row), search: row.search as SearchInput };
+  return { price: lockedPrice(row), search: row.search as SearchInput };
 }

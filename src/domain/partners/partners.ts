@@ -3,6 +3,7 @@ import * as partners from '../../data/repositories/partners-repository';
 import { fromStored, setPartnerRateLimit, type RateLimit } from '../../data/repositories/rate-limits-repository';
 import { partnerId as newPartnerId } from '../../shared/ids';
 import { notFound } from '../../shared/errors';
+import { storedFleetCode, type FleetCode } from '../fleet/fleet';
 
 export type Currency = partners.Currency;
 
@@ -69,12 +70,12 @@ export async function setSandboxPaused(tx: Sql, partnerId: string, paused: boole
 export interface VehicleCodeView {
   partner_id: string;
   code: string;
-  vehicle: string;
+  vehicle: FleetCode;
 }
 
-const codeView = (v: partners.VehicleCodeRecord): VehicleCodeView => ({ partner_id: v.partnerId, code: v.code, vehicle: v.vehicle });
+const codeView = (v: partners.VehicleCodeRecord): VehicleCodeView => ({ partner_id: v.partnerId, code: v.code, vehicle: storedFleetCode(v.vehicle) });
 
-export async function putVehicleCode(tx: Sql, partnerId: string, code: string, vehicle: string): Promise<VehicleCodeView> {
+export async function putVehicleCode(tx: Sql, partnerId: string, code: string, vehicle: FleetCode): Promise<VehicleCodeView> {
   await requirePartner(tx, partnerId);
   await partners.putVehicleCode(tx, { partnerId, code, vehicle });
   return { partner_id: partnerId, code, vehicle };

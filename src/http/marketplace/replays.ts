@@ -14,9 +14,15 @@ import type { HandlerResult, RequestContext } from '../types';
  */
 export const ACTED_ON_ONCE = ['createOrder', 'cancelOrder', 'updateOrder', 'acknowledgeOrder'] as const;
 
-/** The answer as the pipeline sends it (the marketplace surface adds nothing to bodies). */
+/**
+ * The answer to remember, as the pipeline sends it (the marketplace surface adds nothing to bodies); none for an
+ * error: a call answered with one did nothing, and sending it again may act.
+ */
 const sentAnswer = (r: HandlerResult) =>
-  r.rawBody !== undefined ? { status: r.status, body: r.rawBody } : r.body !== undefined && !r.document ? { status: r.status, body: JSON.stringify(r.body) } : null;
+  r.status >= 300 ? null
+  : r.rawBody !== undefined ? { status: r.status, body: r.rawBody }
+  : r.body !== undefined && !r.document ? { status: r.status, body: JSON.stringify(r.body) }
+  : null;
 
 function actedOnOnce(op: Operation, addressedUrl: (ctx: RequestContext) => string): Operation {
   return async (call, ctx) => {

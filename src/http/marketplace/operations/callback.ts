@@ -3,7 +3,8 @@ import { isOutboundFailure, type OutboundExchange } from '../../../domain/outbox
 import { exchangeAudit } from '../../../domain/audit/exchange-audit';
 import { appendAudit } from '../../../data/repositories/audit-repository';
 import type { RequestContext } from '../../types';
-import { supplierCtx, type MarketplaceHandler } from './types';
+import { orderAck } from '../answers';
+import { orderCtx, type MarketplaceHandler } from './types';
 
 /** The re-fetch's own audit row, committed with the callback's (it carries the callback's request id). */
 const auditExchange = async (ctx: RequestContext, x: OutboundExchange) =>
@@ -40,5 +41,5 @@ export const receiveCallback: MarketplaceHandler<'receiveCallback'> = async (cal
     return retryLater(`order ${order_id} could not be re-fetched from the marketplace; retry`);
   }
   if (order.order_id !== order_id) return retryLater(`the marketplace returned order ${order.order_id} for ${order_id}; retry`);
-  return { status: 200, body: (await applyRefetchedOrder(await ctx.tx(), type, order, supplierCtx(ctx))) as never };
+  return { status: 200, body: orderAck(await applyRefetchedOrder(await ctx.tx(), type, order, orderCtx(ctx))) };
 };

@@ -1,22 +1,23 @@
 import * as orders from '../../../domain/marketplace/orders';
-import { supplierCtx, type MarketplaceHandler } from './types';
+import { changeAnswer, orderAck } from '../answers';
+import { orderCtx, type MarketplaceHandler } from './types';
 
 export const createOrder: MarketplaceHandler<'createOrder'> = async (call, ctx) => ({
   status: 200,
-  body: (await orders.createOrder(await ctx.tx(), call.body as orders.MarketplaceOrder, { ...supplierCtx(ctx), source: 'booking' })) as never,
+  body: orderAck(await orders.createOrder(await ctx.tx(), call.body, { ...orderCtx(ctx), source: 'booking' })),
 });
 
 export const cancelOrder: MarketplaceHandler<'cancelOrder'> = async (call, ctx) => ({
   status: 200,
-  body: (await orders.cancelOrder(await ctx.tx(), call.body.order_id, ctx.deps.clock.now())) as never,
+  body: orderAck(await orders.cancelOrder(await ctx.tx(), call.body.order_id, ctx.deps.clock.now())),
 });
 
 export const updateOrder: MarketplaceHandler<'updateOrder'> = async (call, ctx) => ({
   status: 200,
-  body: (await orders.updateOrder(await ctx.tx(), call.body as orders.OrderChange, supplierCtx(ctx))) as never,
+  body: changeAnswer(await orders.updateOrder(await ctx.tx(), call.body, orderCtx(ctx))),
 });
 
 export const acknowledgeOrder: MarketplaceHandler<'acknowledgeOrder'> = async (call, ctx) => ({
   status: 200,
-  body: (await orders.acknowledgeOrder(await ctx.tx(), call.body.order_id, ctx.deps.clock.now())) as never,
+  body: orderAck(await orders.acknowledgeOrder(await ctx.tx(), call.body.order_id, ctx.deps.clock.now())),
 });

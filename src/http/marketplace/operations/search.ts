@@ -1,20 +1,20 @@
 import * as supplier from '../../../domain/marketplace/supplier';
-import { BRANDS, type SearchInput } from '../../../domain/marketplace/supplier';
+import { brandListAnswer, lockedQuoteAnswer, requoteAnswer, searchAnswer } from '../answers';
 import { supplierCtx, type MarketplaceHandler } from './types';
 
 export const searchVehicles: MarketplaceHandler<'searchVehicles'> = async (call, ctx) => {
-  const { answer, write } = await supplier.searchVehicles(call.body as SearchInput, supplierCtx(ctx));
-  return { status: 200, body: answer as never, write };
+  const outcome = await supplier.searchVehicles(call.body, supplierCtx(ctx));
+  return { status: 200, body: searchAnswer(outcome), write: outcome.kind === 'priced' ? outcome.write : undefined };
 };
 
 export const getLockedQuote: MarketplaceHandler<'getLockedQuote'> = async (call, ctx) => ({
   status: 200,
-  body: (await supplier.getLockedQuote(ctx.sql, call.params.vehicle_id, call.params.price_mark, ctx.deps.clock.now())) as never,
+  body: lockedQuoteAnswer(await supplier.getLockedQuote(ctx.sql, call.params.vehicle_id, call.params.price_mark, ctx.deps.clock.now())),
 });
 
 export const requoteVehicle: MarketplaceHandler<'requoteVehicle'> = async (call, ctx) => {
-  const { answer, write } = await supplier.requoteVehicle(call.params.vehicle_id, call.body as SearchInput, supplierCtx(ctx));
-  return { status: 200, body: answer as never, write };
+  const outcome = await supplier.requoteVehicle(call.params.vehicle_id, call.body, supplierCtx(ctx));
+  return { status: 200, body: requoteAnswer(outcome), write: outcome.kind === 'priced' ? outcome.write : undefined };
 };
 
-export const getBrandList: MarketplaceHandler<'getBrandList'> = async () => ({ status: 200, body: { status: 'OK', brands: BRANDS } });
+export const getBrandList: MarketplaceHandler<'getBrandList'> = async () => ({ status: 200, body: brandListAnswer() });

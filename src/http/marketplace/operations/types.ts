@@ -1,6 +1,7 @@
 import type { operations as Ops } from '../../../generated/marketplace-inbound';
 import type { BodyOf, PathParamsOf, ReplyOf } from '../../contract-types';
 import type { OperationCall, RequestContext } from '../../types';
+import { marketplaceNoticeBody } from '../../../adapters/marketplace/notice-bodies';
 
 export type MarketplaceOperationId = keyof Ops;
 export type MarketplaceBody<O extends MarketplaceOperationId> = BodyOf<Ops, O>;
@@ -13,3 +14,6 @@ export const supplierCtx = (ctx: RequestContext) => ({
   fx: ctx.deps.config.fxFromUsd,
   freeClasses: (from: Date, to: Date) => ctx.deps.fleet.freeClasses(ctx.sql, from, to),
 });
+
+/** supplierCtx, and what turns the notices an order call owes the marketplace into their bodies (its adapter). */
+export const orderCtx = (ctx: RequestContext) => ({ ...supplierCtx(ctx), noticeBody: marketplaceNoticeBody });

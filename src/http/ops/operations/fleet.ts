@@ -1,11 +1,12 @@
 import * as registry from '../../../domain/fleet/registry';
 import * as dispatch from '../../../domain/fleet/dispatch';
 import { weakETag } from '../../documents';
+import { marketplaceNoticeBody } from '../../../adapters/marketplace/notice-bodies';
 import type { OpsHandler } from './types';
 
 // Registering or withdrawing a vehicle changes what quoting may offer: this instance asks again at the next quote.
 export const createVehicle: OpsHandler<'createVehicle'> = async (call, ctx) => {
-  const reply = { status: 201 as const, body: (await registry.registerVehicle(await ctx.tx(), call.body, ctx.deps.clock.now())) as never };
+  const reply = { status: 201 as const, body: await registry.registerVehicle(await ctx.tx(), call.body, ctx.deps.clock.now()) };
   await ctx.commitNow(reply);
   ctx.deps.fleet.forget();
   return reply;
@@ -13,11 +14,11 @@ export const createVehicle: OpsHandler<'createVehicle'> = async (call, ctx) => {
 
 export const listVehicles: OpsHandler<'listVehicles'> = async (call, ctx) => ({
   status: 200,
-  body: { data: (await registry.listVehicles(ctx.sql, call.query)) as never },
+  body: { data: await registry.listVehicles(ctx.sql, call.query) },
 });
 
 export const deactivateVehicle: OpsHandler<'deactivateVehicle'> = async (call, ctx) => {
-  const reply = { status: 200 as const, body: (await registry.deactivateVehicle(await ctx.tx(), call.params.vehicle_id, ctx.deps.clock.now())) as never };
+  const reply = { status: 200 as const, body: await registry.deactivateVehicle(await ctx.tx(), call.params.vehicle_id, ctx.deps.clock.now()) };
   await ctx.commitNow(reply);
   ctx.deps.fleet.forget();
   return reply;
@@ -38,31 +39,31 @@ export const deactivateDriver: OpsHandler<'deactivateDriver'> = async (call, ctx
 export const listJobs: OpsHandler<'listJobs'> = async (call, ctx) => {
   const q = call.query;
   const data = await dispatch.listJobs(ctx.sql, { date: q.date, status: q.status, bookingRef: q.booking_ref, orderId: q.order_id, limit: Number(q.limit ?? 200) }, ctx.deps.clock.now());
-  const body = { data: data as never };
+  const body = { data };
   // Pollers (the console's dispatch board) send the ETag back: an unchanged list is a 304 with no body.
   const etag = weakETag(body);
   if (call.headers['if-none-match'] === etag) return { status: 304, headers: { ETag: etag } };
   return { status: 200, body, headers: { ETag: etag } };
 };
 
-export const getJob: OpsHandler<'getJob'> = async (call, ctx) => ({ status: 200, body: (await dispatch.getJob(ctx.sql, call.params.job_id)) as never });
+export const getJob: OpsHandler<'getJob'> = async (call, ctx) => ({ status: 200, body: await dispatch.getJob(ctx.sql, call.params.job_id) });
 
 export const assignJob: OpsHandler<'assignJob'> = async (call, ctx) => ({
   status: 200,
-  body: (await dispatch.assignJob(await ctx.tx(), call.params.job_id, call.body, ctx.deps.clock.now())) as never,
+  body: await dispatch.assignJob(await ctx.tx(), call.params.job_id, call.body, ctx.deps.clock.now(), marketplaceNoticeBody),
 });
 
 export const reportJobLocation: OpsHandler<'reportJobLocation'> = async (call, ctx) => ({
   status: 202,
-  body: await dispatch.reportLocation(await ctx.tx(), call.params.job_id, call.body, ctx.deps.clock.now()),
+  body: await dispatch.reportLocation(await ctx.tx(), call.params.job_id, call.body, ctx.deps.clock.now(), marketplaceNoticeBody),
 });
 
 export const reportNoShow: OpsHandler<'reportNoShow'> = async (call, ctx) => ({
   status: 200,
-  body: (await dispatch.reportNoShow(await ctx.tx(), call.params.job_id, call.body.note, ctx.deps.clock.now())) as never,
+  body: await dispatch.reportNoShow(await ctx.tx(), call.params.job_id, call.body.note, ctx.deps.clock.now(), marketplaceNoticeBody),
 });
 
 export const completeJob: OpsHandler<'completeJob'> = async (call, ctx) => ({
   status: 200,
-  body: (await dispatch.completeJob(await ctx.tx(), call.params.job_id, ctx.deps.clock.now())) as never,
+  body: await dispatch.completeJob(await ctx.tx(), call.params.job_id, ctx.deps.clock.now()),
 });
