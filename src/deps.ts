@@ -9,6 +9,7 @@ import type { FleetCapacity } from './domain/fleet/capacity';
 import type { Resolve } from './domain/webhooks/targets';
 import type { EmptyBuckets, MemoryTokenBuckets } from './http/rate-limits';
 import type { Metrics } from './http/metrics';
+import type { NoticeBody } from './domain/marketplace/notices';
 
 /** Reads an order from the marketplace's authenticated API (the re-fetch behind every callback). */
 export interface OrderSource {
@@ -35,6 +36,8 @@ export interface Deps {
   limits: { anonymous: MemoryTokenBuckets; emptyPartners: EmptyBuckets };
   /** The Prometheus metrics of this instance. */
   metrics: Metrics;
+  /** Builds the wire body of each notice we send the marketplace (the marketplace adapter's). */
+  marketplaceNotices: NoticeBody;
   /** Present when MARKETPLACE_URL, MARKETPLACE_USER_ID and MARKETPLACE_PRIVATE_KEY are configured. */
   orderSource?: OrderSource;
 }

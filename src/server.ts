@@ -24,6 +24,7 @@ import { HttpWebhookSender } from './adapters/webhooks/http-webhook-sender';
 import { HttpMarketplaceClient } from './adapters/marketplace/http-marketplace-client';
 import { registerSecret } from './shared/redact';
 import { EmptyBuckets, MemoryTokenBuckets } from './http/rate-limits';
+import { marketplaceNoticeBody } from './adapters/marketplace/notice-bodies';
 import { Metrics } from './http/metrics';
 
 export interface StartOptions {
@@ -88,6 +89,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     lifecycle: { draining: false },
     keys: new KeyCache(),
     recent: new RecentBookingFacts(),
+    marketplaceNotices: marketplaceNoticeBody,
     fleet: new FleetCapacity(),
     limits: { anonymous: new MemoryTokenBuckets(config.anonymousLimit), emptyPartners: new EmptyBuckets() },
     metrics: new Metrics(),

@@ -46,7 +46,7 @@ const schema = z.object({
   WEBHOOKS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60000).default(15000),
   TRUST_PROXY: z
     .string()
-    .refine((v) => parseTrustProxy(v) !== undefined, 'must be a hop count (e.g. 1), or a comma-separated list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal (not "true": any client could then choose its address)')
+    .refine((v) => parseTrustProxy(v) !== undefined, 'must be a hop count (e.g. 1), or a comma-separated list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal (not "true", which would let every client choose its address)')
     .optional(),
   ANON_RATE_PER_S: z.coerce.number().min(0.01).max(100000).default(20),
   ANON_BURST: z.coerce.number().int().min(1).max(1000000).default(200),

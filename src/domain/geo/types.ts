@@ -5,7 +5,7 @@ export interface LatLon {
   lon: number;
 }
 
-/** A Place as partners send it (service spec §2): any combination of free text, IATA code and coordinates. */
+/** A Place as partners send it (service spec §2): free text, an IATA code and coordinates, in any combination. */
 export interface PlaceInput {
   name?: string;
   iata?: string;

@@ -16,7 +16,7 @@ async function surfaceReturning(body: unknown, mode: 'enforce' | 'log' | 'off') 
   const logged: unknown[] = [];
   const logger = makeLogger('silent');
   logger.error = ((obj: unknown) => void logged.push(obj)) as typeof logger.error;
-  const deps: Deps = { config: testConfig({ RESPONSE_VALIDATION: mode }), db: null as never, clock: systemClock, logger, lifecycle: { draining: false }, keys: new KeyCache(), recent: new RecentBookingFacts(), fleet: new FleetCapacity(), resolveHost: async () => [], limits: { anonymous: new MemoryTokenBuckets({ requestsPerSecond: 1, burst: 1 }), emptyPartners: new EmptyBuckets() }, metrics: new Metrics() };
+  const deps: Deps = { config: testConfig({ RESPONSE_VALIDATION: mode }), db: null as never, clock: systemClock, logger, lifecycle: { draining: false }, keys: new KeyCache(), recent: new RecentBookingFacts(), marketplaceNotices: () => ({}), fleet: new FleetCapacity(), resolveHost: async () => [], limits: { anonymous: new MemoryTokenBuckets({ requestsPerSecond: 1, burst: 1 }), emptyPartners: new EmptyBuckets() }, metrics: new Metrics() };
   const surface = await createSurface(
     {
       name: 'transfers',

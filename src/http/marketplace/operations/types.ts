@@ -1,7 +1,6 @@
 import type { operations as Ops } from '../../../generated/marketplace-inbound';
 import type { BodyOf, PathParamsOf, ReplyOf } from '../../contract-types';
 import type { OperationCall, RequestContext } from '../../types';
-import { marketplaceNoticeBody } from '../../../adapters/marketplace/notice-bodies';
 
 export type MarketplaceOperationId = keyof Ops;
 export type MarketplaceBody<O extends MarketplaceOperationId> = BodyOf<Ops, O>;
@@ -16,4 +15,4 @@ export const supplierCtx = (ctx: RequestContext) => ({
 });
 
 /** supplierCtx, and what turns the notices an order call owes the marketplace into their bodies (its adapter). */
-export const orderCtx = (ctx: RequestContext) => ({ ...supplierCtx(ctx), noticeBody: marketplaceNoticeBody });
+export const orderCtx = (ctx: RequestContext) => ({ ...supplierCtx(ctx), noticeBody: ctx.deps.marketplaceNotices });

@@ -1,7 +1,6 @@
 import * as registry from '../../../domain/fleet/registry';
 import * as dispatch from '../../../domain/fleet/dispatch';
 import { weakETag } from '../../documents';
-import { marketplaceNoticeBody } from '../../../adapters/marketplace/notice-bodies';
 import type { OpsHandler } from './types';
 
 // Registering or withdrawing a vehicle changes what quoting may offer: this instance asks again at the next quote.
@@ -50,17 +49,17 @@ export const getJob: OpsHandler<'getJob'> = async (call, ctx) => ({ status: 200,
 
 export const assignJob: OpsHandler<'assignJob'> = async (call, ctx) => ({
   status: 200,
-  body: await dispatch.assignJob(await ctx.tx(), call.params.job_id, call.body, ctx.deps.clock.now(), marketplaceNoticeBody),
+  body: await dispatch.assignJob(await ctx.tx(), call.params.job_id, call.body, ctx.deps.clock.now(), ctx.deps.marketplaceNotices),
 });
 
 export const reportJobLocation: OpsHandler<'reportJobLocation'> = async (call, ctx) => ({
   status: 202,
-  body: await dispatch.reportLocation(await ctx.tx(), call.params.job_id, call.body, ctx.deps.clock.now(), marketplaceNoticeBody),
+  body: await dispatch.reportLocation(await ctx.tx(), call.params.job_id, call.body, ctx.deps.clock.now(), ctx.deps.marketplaceNotices),
 });
 
 export const reportNoShow: OpsHandler<'reportNoShow'> = async (call, ctx) => ({
   status: 200,
-  body: await dispatch.reportNoShow(await ctx.tx(), call.params.job_id, call.body.note, ctx.deps.clock.now(), marketplaceNoticeBody),
+  body: await dispatch.reportNoShow(await ctx.tx(), call.params.job_id, call.body.note, ctx.deps.clock.now(), ctx.deps.marketplaceNotices),
 });
 
 export const completeJob: OpsHandler<'completeJob'> = async (call, ctx) => ({

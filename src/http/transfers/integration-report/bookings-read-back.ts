@@ -17,7 +17,7 @@ export const bookingsReadBack: Check = {
       if (!ref) return;
       const read = rows.slice(i + 1).find((x) => x.method === 'GET' && pathOf(x) === `/transfers/v1/bookings/${ref}`);
       if (read) pass(read, `booking ${ref} read back`);
-      else fail(r, `booking ${ref} was never read back with GET /bookings/${ref}`);
+      else fail(r, `booking ${ref} was not read back with GET /bookings/${ref}`);
     });
   },
 };
