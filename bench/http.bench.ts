@@ -139,7 +139,7 @@ async function call(url: string, init: { method: string; headers?: Record<string
     body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
   });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, text, body: text ? (JSON.parse(text) as any) : undefined }; // eslint-disable-line @typescript-eslint/no-explicit-any
+  return { status: res.status, headers: res.headers, text, body: text ? (JSON.parse(text) as any) : undefined };  
 }
 
 /** Runs a load while sampling the service's resident memory. */

@@ -111,7 +111,7 @@ export async function exerciseEveryPath(s: Surfaces): Promise<void> {
   };
   const must = (r: { status: number; body?: unknown }, ...ok: number[]) => {
     if (!ok.includes(r.status)) throw new Error(`unexpected ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
-    return r.body as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+    return r.body as any;  
   };
 
   // Operators: the token (a wrong one is counted, a right one clears the count), partners, keys, vocabulary.

@@ -38,7 +38,9 @@ function generate({ force = process.env.GENERATE_FORCE === '1' } = {}) {
   let stamp = {};
   try {
     stamp = JSON.parse(fs.readFileSync(stampFile, 'utf8'));
-  } catch {}
+  } catch {
+    // no stamp yet (or a broken one): everything is generated
+  }
   const before = stamp.generator === generator && !force ? (stamp.contracts ?? {}) : {};
   const contracts = {};
   const failures = [];
