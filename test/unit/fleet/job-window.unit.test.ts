@@ -1,5 +1,5 @@
 import { jobEndsAt } from '../../../src/domain/fleet/job-window';
-import { sriLankaDay } from '../../../src/domain/fleet/dispatch';
+import { sriLankaDay } from '../../../src/domain/fleet/jobs';
 
 const pickup = new Date('2026-12-01T04:00:00Z');
 const minutes = (end: Date) => (end.getTime() - pickup.getTime()) / 60_000;

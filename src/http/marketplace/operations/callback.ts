@@ -1,4 +1,5 @@
-import { applyRefetchedOrder, type MarketplaceOrder } from '../../../domain/marketplace/orders';
+import { applyRefetchedOrder } from '../../../domain/marketplace/apply-refetched-order';
+import type { MarketplaceOrder } from '../../../domain/marketplace/orders';
 import { isOutboundFailure, type OutboundExchange } from '../../../domain/outbox/outbox';
 import { exchangeAudit } from '../../../domain/audit/exchange-audit';
 import { appendAudit } from '../../../data/repositories/audit-repository';

@@ -1,5 +1,9 @@
 import * as registry from '../../../domain/fleet/registry';
-import * as dispatch from '../../../domain/fleet/dispatch';
+import { assignJob as assign } from '../../../domain/fleet/assign-job';
+import { completeJob as complete } from '../../../domain/fleet/complete-job';
+import { getJob as get, listJobs as list } from '../../../domain/fleet/jobs';
+import { reportLocation } from '../../../domain/fleet/report-location';
+import { reportNoShow as noShow } from '../../../domain/fleet/report-no-show';
 import { weakETag } from '../../documents';
 import type { OpsHandler } from './types';
 
@@ -37,7 +41,7 @@ export const deactivateDriver: OpsHandler<'deactivateDriver'> = async (call, ctx
 
 export const listJobs: OpsHandler<'listJobs'> = async (call, ctx) => {
   const q = call.query;
-  const data = await dispatch.listJobs(ctx.sql, { date: q.date, status: q.status, bookingRef: q.booking_ref, orderId: q.order_id, limit: Number(q.limit ?? 200) }, ctx.deps.clock.now());
+  const data = await list(ctx.sql, { date: q.date, status: q.status, bookingRef: q.booking_ref, orderId: q.order_id, limit: Number(q.limit ?? 200) }, ctx.deps.clock.now());
   const body = { data };
   // Pollers (the console's dispatch board) send the ETag back: an unchanged list is a 304 with no body.
   const etag = weakETag(body);
@@ -45,24 +49,24 @@ export const listJobs: OpsHandler<'listJobs'> = async (call, ctx) => {
   return { status: 200, body, headers: { ETag: etag } };
 };
 
-export const getJob: OpsHandler<'getJob'> = async (call, ctx) => ({ status: 200, body: await dispatch.getJob(ctx.sql, call.params.job_id) });
+export const getJob: OpsHandler<'getJob'> = async (call, ctx) => ({ status: 200, body: await get(ctx.sql, call.params.job_id) });
 
 export const assignJob: OpsHandler<'assignJob'> = async (call, ctx) => ({
   status: 200,
-  body: await dispatch.assignJob(await ctx.tx(), call.params.job_id, call.body, ctx.deps.clock.now(), ctx.deps.marketplaceNotices),
+  body: await assign(await ctx.tx(), call.params.job_id, call.body, ctx.deps.clock.now(), ctx.deps.marketplaceNotices),
 });
 
 export const reportJobLocation: OpsHandler<'reportJobLocation'> = async (call, ctx) => ({
   status: 202,
-  body: await dispatch.reportLocation(await ctx.tx(), call.params.job_id, call.body, ctx.deps.clock.now(), ctx.deps.marketplaceNotices),
+  body: await reportLocation(await ctx.tx(), call.params.job_id, call.body, ctx.deps.clock.now(), ctx.deps.marketplaceNotices),
 });
 
 export const reportNoShow: OpsHandler<'reportNoShow'> = async (call, ctx) => ({
   status: 200,
-  body: await dispatch.reportNoShow(await ctx.tx(), call.params.job_id, call.body.note, ctx.deps.clock.now(), ctx.deps.marketplaceNotices),
+  body: await noShow(await ctx.tx(), call.params.job_id, call.body.note, ctx.deps.clock.now(), ctx.deps.marketplaceNotices),
 });
 
 export const completeJob: OpsHandler<'completeJob'> = async (call, ctx) => ({
   status: 200,
-  body: await dispatch.completeJob(await ctx.tx(), call.params.job_id, ctx.deps.clock.now()),
+  body: await complete(await ctx.tx(), call.params.job_id, ctx.deps.clock.now()),
 });

@@ -1,4 +1,4 @@
-import { advanceSandboxBooking as advance } from '../../../domain/bookings/manage-booking';
+import { advanceSandboxBooking as advance } from '../../../domain/bookings/advance-booking';
 import type { TransfersHandler } from './types';
 
 /** Sandbox test helper: the booking moves as production dispatch would move it, with a fictitious driver. */

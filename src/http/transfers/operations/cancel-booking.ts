@@ -1,4 +1,4 @@
-import { cancelBooking as cancel } from '../../../domain/bookings/manage-booking';
+import { cancelBooking as cancel } from '../../../domain/bookings/cancel-booking';
 import type { TransfersHandler } from './types';
 
 export const cancelBooking: TransfersHandler<'cancelBooking'> = async (call, ctx) => ({

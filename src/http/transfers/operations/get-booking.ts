@@ -1,4 +1,4 @@
-import { getBooking as get } from '../../../domain/bookings/manage-booking';
+import { getBooking as get } from '../../../domain/bookings/get-booking';
 import type { TransfersHandler } from './types';
 
 export const getBooking: TransfersHandler<'getBooking'> = async (call, ctx) => ({

@@ -1,0 +1,39 @@
+import type { Tx } from '../../data/database';
+import { recordLocation } from '../../data/repositories/jobs-repository';
+import { notifyLatest, type NoticeBody } from '../marketplace/notices';
+import { LIVE_BEFORE_PICKUP_MS, LOCATION_EVERY_MS } from './job-window';
+import { assertOpen, conflict, requireJob } from './jobs';
+
+/**
+ * A driver's position, for an open job and not dated in the future. Kept on the job; for a marketplace order
+ * forwarded while the job is live, at most one message per 30 seconds per job: a newer position replaces one not
+ * yet sent, so the outbox never fills with stale ones.
+ */
+export async function reportLocation(
+  tx: Tx,
+  jobId: string,
+  p: { lat: number; lon: number; at?: string },
+  now: Date,
+  noticeBody: NoticeBody,
+): Promise<{ job_id: string; at: string; forwarded: boolean }> {
+  const job = await requireJob(tx, jobId);
+  assertOpen(job);
+  const when = p.at ? new Date(p.at) : now;
+  if (when.getTime() > now.getTime() + 60_000) throw conflict('future_position', 'The position is dated in the future.', { at: when.toISOString() });
+
+  await recordLocation(tx, jobId, when, p.lat, p.lon);
+  const live = now.getTime() >= new Date(job.pickupAt).getTime() - LIVE_BEFORE_PICKUP_MS;
+  const forwarded = job.source === 'marketplace_order' && live;
+  if (forwarded) {
+    const bucket = Math.floor(when.getTime() / LOCATION_EVERY_MS);
+    const position = { lat: p.lat, lon: p.lon, at: when };
+    await notifyLatest(
+      tx,
+      noticeBody,
+      { kind: 'driver_location', orderId: job.sourceRef, position },
+      { dedupeKey: `location:${job.sourceRef}:${bucket}`, maxAttempts: 3 },
+      now,
+    );
+  }
+  return { job_id: jobId, at: when.toISOString(), forwarded };
+}
