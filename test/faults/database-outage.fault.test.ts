@@ -1,12 +1,13 @@
 import { outageProxy } from '../support/tcp-proxy';
 import { bookingLoad, databaseInvariants, partnerKey, PG_URL, pgSchema, SHORT, sleep, startService, verifyBookings } from './support';
+import { describeIf, needsPostgres } from '../support/skip';
 
 /**
  * PostgreSQL becomes unreachable in the middle of a booking load (a TCP proxy in front of it is cut) and comes back:
  * meanwhile the service answers 503 with Retry-After and writes nothing half; afterwards it recovers by itself, with
  * no restart, and every attempt refused during the outage books when retried with its key.
  */
-(PG_URL ? describe : describe.skip)('When PostgreSQL becomes unreachable under load', () => {
+describeIf(!!PG_URL, needsPostgres('a TCP proxy in front of the database server is cut'))('When PostgreSQL becomes unreachable under load', () => {
   it('then 503 with Retry-After meanwhile, nothing half-written, and recovery without a restart', async () => {
     const store = await pgSchema();
     const target = new URL(PG_URL!);

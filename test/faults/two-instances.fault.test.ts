@@ -1,12 +1,13 @@
 import { startMarketplaceSim } from '../../simulators/marketplace/app';
 import { sampleMarketplaceOrder } from '../../harness/fixtures/marketplace-orders';
 import { call, databaseInvariants, localInDays, marketplaceEnv, MP_IN_URL, MP_KEY, MP_TOKEN, OPERATOR_TOKEN, partnerKey, PG_URL, pgSchema, quoteBody, roundRobin, SHORT, sim, startService, waitUntil } from './support';
+import { describeIf, needsPostgres } from '../support/skip';
 
 /**
  * Two instances of the service on one PostgreSQL database behind a round-robin proxy: how the service grows past one
  * machine. Races are decided by the database, so they hold across instances.
  */
-(PG_URL ? describe : describe.skip)('When two instances serve one database behind a round-robin proxy', () => {
+describeIf(!!PG_URL, needsPostgres('two service processes share one database server'))('When two instances serve one database behind a round-robin proxy', () => {
   it('then a booking race has one winner, replays agree across instances, and outbox messages are delivered once', async () => {
     const mp = await startMarketplaceSim({ userId: '1001', privateKey: MP_KEY, port: 0 });
     const store = await pgSchema();

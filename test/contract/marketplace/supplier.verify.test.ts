@@ -1,4 +1,3 @@
-import net from 'node:net';
 import path from 'node:path';
 import type { RequestHandler } from 'express';
 import { Verifier } from '@pact-foundation/pact';
@@ -9,22 +8,11 @@ import { startMarketplaceSim, type RunningMarketplaceSim } from '../../../simula
 import { MarketplaceDriver, type SupplierOrder, type Vehicle } from '../../../simulators/marketplace/driver';
 import type { Order } from '../../../simulators/marketplace/contract';
 import { sampleMarketplaceOrder } from '../../../harness/fixtures/marketplace-orders';
+import { freePort } from '../../support/net';
 
 const PACT = path.resolve(__dirname, '../../../contracts/pacts/Marketplace-SupplierApi.json');
 const { MARKETPLACE_USER_ID: USER_ID, MARKETPLACE_PRIVATE_KEY: KEY, MARKETPLACE_CALLBACK_TOKEN: TOKEN } = MARKETPLACE_ENV;
 const SEARCH = { from: { iata: 'CMB' }, to: { name: 'Jetwing Lighthouse, Galle' }, date: '2026-12-01 09:30:00', adults: 2, children: 0, luggage: 2 };
-
-/** A port free right now: the service must know its own address (MARKETPLACE_IN_URL, which is signed) before it starts. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** The bytes the Pact proxy forwards: its body parser turns JSON into an object and re-serialises it. */
 function forwardedBody(body: unknown): Buffer {

@@ -1,6 +1,5 @@
-import { startTestApp, type TestApp } from '../../support/test-app';
 import { client, type Call, type Reply } from '../../support/http';
-import { operator } from '../../support/fixtures';
+import { useTestApp } from '../../support/use-test-app';
 
 const PICKUP = '2026-12-01T09:30:00+05:30';
 /** Under 24 hours after the test clock (2026-11-21T08:00Z): declines short_notice. */
@@ -16,19 +15,12 @@ type Report = { window: { from: string; to: string }; requests_seen: number; sum
  * passes every requirement, a careless one fails each, and one that did nothing is not seen.
  */
 describe('GET /test_helpers/integration_report', () => {
-  let app: TestApp;
-  let ops: ReturnType<typeof operator>;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    ops = operator(app.url);
-  });
-  afterAll(() => app.close());
+  const svc = useTestApp();
 
   /** A partner's client: every call keyed, the request id of each answer kept. */
   async function partnerClient(name: string) {
-    const p = await ops.partnerWithKeys(name);
-    const call: Call = client(app.url);
+    const p = await svc.ops.partnerWithKeys(name);
+    const call: Call = client(svc.app.url);
     const as = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => call(method, `/transfers/v1${path}`, { key: p.testKey, body, headers });
     return {
       partner: p,
@@ -169,7 +161,7 @@ describe('GET /test_helpers/integration_report', () => {
 
   it('when asked with a live key, then 404 like every test helper; with a bad since, 400 naming it', async () => {
     const c = await partnerClient('Live Client');
-    const live = await client(app.url)('GET', '/transfers/v1/test_helpers/integration_report', { key: c.partner.liveKey });
+    const live = await client(svc.app.url)('GET', '/transfers/v1/test_helpers/integration_report', { key: c.partner.liveKey });
     expect(live.status).toBe(404);
     expect(live.body).toMatchObject({ env: 'production', error: { code: 'not_found' } });
     const bad = await c.as('GET', '/test_helpers/integration_report?since=yesterday');

@@ -1,9 +1,8 @@
 import yaml from 'js-yaml';
 import { createHash } from 'node:crypto';
-import { startTestApp, type TestApp } from '../../support/test-app';
-import { client, type Call } from '../../support/http';
 import { operator } from '../../support/fixtures';
 import { loadContract } from '../../../src/http/surface';
+import { useTestApp } from '../../support/use-test-app';
 
 const PUBLIC_BASE_URL = 'https://transfers.example.lk';
 
@@ -15,17 +14,10 @@ function operationsOf(doc: { paths: Record<string, Record<string, unknown>> }): 
 }
 
 describe('The Transfers contract, served by the deployment', () => {
-  let app: TestApp;
-  let call: Call;
-
-  beforeAll(async () => {
-    app = await startTestApp({ env: { PUBLIC_BASE_URL } });
-    call = client(app.url);
-  });
-  afterAll(() => app.close());
+  const svc = useTestApp({ env: { PUBLIC_BASE_URL } });
 
   it('when GET /openapi.json is asked without a key, then the contract comes back naming this deployment, examples inlined, and is audited by digest', async () => {
-    const r = await call('GET', '/transfers/v1/openapi.json');
+    const r = await svc.call('GET', '/transfers/v1/openapi.json');
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toBe('application/json; charset=utf-8');
     expect(r.headers.get('cache-control')).toBe('public, max-age=300');
@@ -35,27 +27,27 @@ describe('The Transfers contract, served by the deployment', () => {
     expect(r.text).not.toMatch(/"example":\{"\$ref"/);
     expect(r.body.paths['/bookings/{booking_ref}'].get.responses['200'].content['application/json'].example).toMatchObject({ booking_ref: 'GM32DFCW' });
 
-    const [row] = await operator(app.url).audit({ request_id: r.headers.get('x-request-id')! });
+    const [row] = await operator(svc.app.url).audit({ request_id: r.headers.get('x-request-id')! });
     expect(row).toMatchObject({ surface: 'transfers', status: 200, env: null, partner_id: null, path: '/transfers/v1/openapi.json' });
     expect(row.response_body).toEqual({ $document: 'application/json; charset=utf-8', bytes: Buffer.byteLength(r.text), sha256: createHash('sha256').update(r.text).digest('hex') });
   });
 
   it('when GET /openapi.yaml is asked, then it is the same document as YAML', async () => {
-    const [y, j] = await Promise.all([call('GET', '/transfers/v1/openapi.yaml'), call('GET', '/transfers/v1/openapi.json')]);
+    const [y, j] = await Promise.all([svc.call('GET', '/transfers/v1/openapi.yaml'), svc.call('GET', '/transfers/v1/openapi.json')]);
     expect(y.status).toBe(200);
     expect(y.headers.get('content-type')).toBe('application/yaml; charset=utf-8');
     expect(yaml.load(y.text)).toEqual(j.body);
   });
 
   it('when a key is sent with it, then the same document comes back (the key is not needed, and not refused)', async () => {
-    const p = await operator(app.url).partnerWithKeys('Contract Reader');
-    const r = await call('GET', '/transfers/v1/openapi.json', { key: p.testKey });
+    const p = await operator(svc.app.url).partnerWithKeys('Contract Reader');
+    const r = await svc.call('GET', '/transfers/v1/openapi.json', { key: p.testKey });
     expect(r.status).toBe(200);
     expect(r.body.servers[0].url).toBe(`${PUBLIC_BASE_URL}/transfers/v1`);
   });
 
   it('when the Postman collection is imported, then it has one request per contract operation, the base URL and the key as variables, and Idempotency-Key on', async () => {
-    const r = await call('GET', '/transfers/v1/postman.json');
+    const r = await svc.call('GET', '/transfers/v1/postman.json');
     expect(r.status).toBe(200);
     const c = r.body;
     expect(c.info.schema).toMatch(/schema\.getpostman\.com\/json\/collection\/v2\.1\.0/);

@@ -1,29 +1,23 @@
 import { ManualClock } from '../../../src/shared/clock';
 import { capturedLogger } from '../../support/logs';
-import { startTestApp, backend, type TestApp } from '../../support/test-app';
-import { client, type Call } from '../../support/http';
+import { startTestApp, backend } from '../../support/test-app';
+import { client } from '../../support/http';
 import { operator } from '../../support/fixtures';
+import { useTestApp } from '../../support/use-test-app';
 
 const NOW = '2026-11-21T08:00:00Z';
 
 describe(`Probes, metrics and traces for the on-call engineer (${backend})`, () => {
-  let app: TestApp;
-  let call: Call;
   const clock = new ManualClock(NOW);
   const { logger, lines } = capturedLogger('info');
+  const svc = useTestApp({ clock, env: { LOG_LEVEL: 'info' }, logger });
 
-  beforeAll(async () => {
-    app = await startTestApp({ clock, env: { LOG_LEVEL: 'info' }, logger });
-    call = client(app.url);
-  });
-  afterAll(() => app.close());
-
-  const auditCount = async () => Number((await app.db('audit_log').count<{ count: string }[]>('* as count'))[0].count);
+  const auditCount = async () => Number((await svc.app.db('audit_log').count<{ count: string }[]>('* as count'))[0].count);
 
   it('when a balancer probes /healthz and /readyz, then they answer without a token and leave no audit row', async () => {
     const before = await auditCount();
-    const health = await call('GET', '/healthz');
-    const ready = await call('GET', '/readyz');
+    const health = await svc.call('GET', '/healthz');
+    const ready = await svc.call('GET', '/readyz');
     expect([health.status, health.body]).toEqual([200, { status: 'ok' }]);
     expect([ready.status, ready.body]).toEqual([200, { status: 'ready' }]);
     expect(health.headers.get('cache-control')).toBe('no-store');
@@ -31,27 +25,27 @@ describe(`Probes, metrics and traces for the on-call engineer (${backend})`, () 
   });
 
   it('when a migration is missing from the database, then /readyz answers 503 and the metrics say not ready', async () => {
-    const [last] = await app.db('knex_migrations').orderBy('id', 'desc').limit(1);
-    await app.db('knex_migrations').where({ id: last.id }).delete();
+    const [last] = await svc.app.db('knex_migrations').orderBy('id', 'desc').limit(1);
+    await svc.app.db('knex_migrations').where({ id: last.id }).delete();
     try {
       clock.advance(2000); // past the probe's one-second memory
-      const ready = await call('GET', '/readyz');
+      const ready = await svc.call('GET', '/readyz');
       expect([ready.status, ready.body]).toEqual([503, { status: 'not_ready' }]);
-      const metrics = await call('GET', '/metrics', { headers: { Authorization: `Bearer ${app.operatorToken}` } });
+      const metrics = await svc.call('GET', '/metrics', { headers: { Authorization: `Bearer ${svc.app.operatorToken}` } });
       expect(metrics.text).toMatch(/^service_ready 0$/m);
     } finally {
-      await app.db('knex_migrations').insert(last);
+      await svc.app.db('knex_migrations').insert(last);
       clock.advance(2000);
     }
-    expect((await call('GET', '/readyz')).status).toBe(200);
+    expect((await svc.call('GET', '/readyz')).status).toBe(200);
   });
 
   it('when Prometheus scrapes /metrics, then it needs an operator token and finds the request, outbox, webhook, audit, limit and pool series', async () => {
-    expect((await call('GET', '/metrics')).status).toBe(401);
-    const { testKey } = await operator(app.url).partnerWithKeys('Metrics Partner');
-    await call('GET', '/transfers/v1/ping', { key: testKey });
-    await call('GET', '/transfers/v1/bookings/NOSUCH22', { key: testKey });
-    const r = await call('GET', '/metrics', { headers: { Authorization: `Bearer ${app.operatorToken}` } });
+    expect((await svc.call('GET', '/metrics')).status).toBe(401);
+    const { testKey } = await operator(svc.app.url).partnerWithKeys('Metrics Partner');
+    await svc.call('GET', '/transfers/v1/ping', { key: testKey });
+    await svc.call('GET', '/transfers/v1/bookings/NOSUCH22', { key: testKey });
+    const r = await svc.call('GET', '/metrics', { headers: { Authorization: `Bearer ${svc.app.operatorToken}` } });
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/plain/);
     for (const series of [
@@ -72,20 +66,20 @@ describe(`Probes, metrics and traces for the on-call engineer (${backend})`, () 
       expect([series.source, series.test(r.text)]).toEqual([series.source, true]);
     }
     // Each scrape is audited with the size and digest of the text, not the text.
-    const row = await app.db('audit_log').where({ requestId: r.headers.get('x-request-id') }).first();
+    const row = await svc.app.db('audit_log').where({ requestId: r.headers.get('x-request-id') }).first();
     expect(row).toMatchObject({ surface: 'metrics', status: 200, operatorId: 'bootstrap' });
     expect(row.responseBody).toEqual({ $document: expect.stringMatching(/^text\/plain/), bytes: Buffer.byteLength(r.text), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
   });
 
   it('when a caller sends a W3C traceparent, then its trace id is in the audit row and the log line; a malformed one is ignored', async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
-    const r = await call('GET', '/transfers/v1/ping', { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
-    const row = await app.db('audit_log').where({ requestId: r.headers.get('x-request-id') }).first();
+    const r = await svc.call('GET', '/transfers/v1/ping', { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
+    const row = await svc.app.db('audit_log').where({ requestId: r.headers.get('x-request-id') }).first();
     expect(row.traceId).toBe(traceId);
     const line = lines.map((l) => JSON.parse(l)).find((l) => l.requestId === r.headers.get('x-request-id'));
     expect(line).toMatchObject({ msg: 'request', traceId, status: 401 });
-    const bad = await call('GET', '/transfers/v1/ping', { headers: { traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` } });
-    expect((await app.db('audit_log').where({ requestId: bad.headers.get('x-request-id') }).first()).traceId).toBeNull();
+    const bad = await svc.call('GET', '/transfers/v1/ping', { headers: { traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` } });
+    expect((await svc.app.db('audit_log').where({ requestId: bad.headers.get('x-request-id') }).first()).traceId).toBeNull();
   });
 });
 

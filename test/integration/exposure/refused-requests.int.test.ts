@@ -1,8 +1,8 @@
 import http from 'node:http';
 import { createHash } from 'node:crypto';
-import { startTestApp, backend, type TestApp } from '../../support/test-app';
-import { client, type Call } from '../../support/http';
+import { backend, type TestApp } from '../../support/test-app';
 import { operator } from '../../support/fixtures';
+import { useTestApp } from '../../support/use-test-app';
 
 /** Bytes the service's tables and indexes take in its schema (the audit log's partitions included). */
 async function databaseBytes(app: TestApp): Promise<number> {
@@ -29,33 +29,26 @@ function raw(port: number, opts: { method: string; path: string; headers?: Recor
 }
 
 describe(`Refused requests cost almost nothing (${backend})`, () => {
-  let app: TestApp;
-  let call: Call;
+  const svc = useTestApp();
 
-  beforeAll(async () => {
-    app = await startTestApp();
-    call = client(app.url);
-  });
-  afterAll(() => app.close());
-
-  const auditOf = async (requestId: string | null) => app.db('audit_log').where({ requestId }).first();
+  const auditOf = async (requestId: string | null) => svc.app.db('audit_log').where({ requestId }).first();
 
   it('when 1,000 anonymous 60 KiB POSTs arrive, then each is refused 401 and the database grows by less than 5 MB', async () => {
     const body = JSON.stringify({ pickup: { iata: 'CMB' }, note: 'x'.repeat(60 * 1024 - 40) });
     expect(Buffer.byteLength(body)).toBeLessThan(60 * 1024);
-    await call('GET', '/transfers/v1/ping'); // the month's partition and the first pages exist before we measure
-    const before = await databaseBytes(app);
+    await svc.call('GET', '/transfers/v1/ping'); // the month's partition and the first pages exist before we measure
+    const before = await databaseBytes(svc.app);
     const statuses: number[] = [];
     for (let batch = 0; batch < 50; batch += 1) {
       const replies = await Promise.all(
-        Array.from({ length: 20 }, () => fetch(`${app.url}/transfers/v1/quotes`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body }).then(async (r) => (await r.arrayBuffer(), r.status))),
+        Array.from({ length: 20 }, () => fetch(`${svc.app.url}/transfers/v1/quotes`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body }).then(async (r) => (await r.arrayBuffer(), r.status))),
       );
       statuses.push(...replies);
     }
-    const grown = (await databaseBytes(app)) - before;
+    const grown = (await databaseBytes(svc.app)) - before;
     expect(statuses.filter((s) => s === 401)).toHaveLength(1000);
     expect(grown).toBeLessThan(5 * 1024 * 1024);
-    const rows = await app.db('audit_log').where({ path: '/transfers/v1/quotes', status: 401 }).count<{ count: string }[]>('* as count');
+    const rows = await svc.app.db('audit_log').where({ path: '/transfers/v1/quotes', status: 401 }).count<{ count: string }[]>('* as count');
     expect(Number(rows[0].count)).toBe(1000);
     // For the README's abuse table.
     console.log(`refused 60 KiB POSTs: ${(grown / 1000).toFixed(0)} bytes of database each (${backend})`);
@@ -63,7 +56,7 @@ describe(`Refused requests cost almost nothing (${backend})`, () => {
 
   it('when a request is refused, then its audit row keeps the body as size, SHA-256 and its first KiB, never the whole', async () => {
     const body = JSON.stringify({ secret_note: 'y'.repeat(5000) });
-    const r = await call('POST', '/transfers/v1/quotes', { rawBody: body, headers: { 'Content-Type': 'application/json', 'X-Junk': 'z'.repeat(4000) } });
+    const r = await svc.call('POST', '/transfers/v1/quotes', { rawBody: body, headers: { 'Content-Type': 'application/json', 'X-Junk': 'z'.repeat(4000) } });
     expect(r.status).toBe(401);
     const row = await auditOf(r.headers.get('x-request-id'));
     expect(row.requestBody).toEqual({
@@ -73,19 +66,19 @@ describe(`Refused requests cost almost nothing (${backend})`, () => {
   });
 
   it('when a valid key sends an invalid body, then the audit row keeps all of it (the partner debugs with it)', async () => {
-    const ops = operator(app.url);
+    const ops = operator(svc.app.url);
     const { testKey } = await ops.partnerWithKeys('Debugging Partner');
     const body = { pickup: { iata: 'CMB' }, note: 'n'.repeat(3000) };
-    const r = await call('POST', '/transfers/v1/quotes', { key: testKey, body });
+    const r = await svc.call('POST', '/transfers/v1/quotes', { key: testKey, body });
     expect(r.status).toBe(400);
     expect((await auditOf(r.headers.get('x-request-id'))).requestBody).toEqual(body);
   });
 
   it('when a chunked body is over 64 KiB, then 413 in the envelope (401 without a key), audited with a trace, and the connection is closed', async () => {
-    const { testKey } = await operator(app.url).partnerWithKeys('Chunked Uploader');
+    const { testKey } = await operator(svc.app.url).partnerWithKeys('Chunked Uploader');
     const chunks = Array.from({ length: 70 }, () => Buffer.alloc(1024, 'a'));
     const send = (headers: Record<string, string>) =>
-      raw(app.port, { method: 'POST', path: '/transfers/v1/quotes', headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', ...headers }, chunks });
+      raw(svc.app.port, { method: 'POST', path: '/transfers/v1/quotes', headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', ...headers }, chunks });
     const r = await send({ Authorization: `Bearer ${testKey}` });
     expect(r.status).toBe(413);
     expect(JSON.parse(r.body)).toEqual({ env: 'sandbox', error: { code: 'payload_too_large', message: 'The request body is larger than 64 KiB.', details: { limit_bytes: 65536 } } });
@@ -102,7 +95,7 @@ describe(`Refused requests cost almost nothing (${backend})`, () => {
 
   it('when the URL is over 8 KiB, then 414 in the envelope and audited, its path cut with its length and digest', async () => {
     const path = `/transfers/v1/bookings/${'A'.repeat(9000)}`;
-    const r = await call('GET', path);
+    const r = await svc.call('GET', path);
     expect(r.status).toBe(414);
     expect(r.body).toEqual({ env: null, error: { code: 'uri_too_long', message: "The request's path and query are longer than 8 KiB.", details: { limit_bytes: 8192 } } });
     const row = await auditOf(r.headers.get('x-request-id'));
@@ -112,7 +105,7 @@ describe(`Refused requests cost almost nothing (${backend})`, () => {
 
   it('when the URL is 3 KiB, then it is answered (no 503) and its audit row keeps it cut', async () => {
     const path = `/transfers/v1/quotes?q=${'%C3%A9'.repeat(500)}`;
-    const r = await call('GET', path);
+    const r = await svc.call('GET', path);
     expect(r.status).toBe(401);
     const row = await auditOf(r.headers.get('x-request-id'));
     expect(row.path.startsWith(path.slice(0, 2048))).toBe(true);
@@ -122,14 +115,14 @@ describe(`Refused requests cost almost nothing (${backend})`, () => {
   it('when a prototype name is asked for as a guide chapter or an asset, then 404, never a 500', async () => {
     // 404, or 400 where the contract's pattern refuses the name first.
     for (const path of ['/transfers/v1/console/guide/constructor', '/transfers/v1/console/guide/toString', '/transfers/v1/console/guide/__proto__', '/transfers/v1/console/assets/constructor', '/ops/assets/hasOwnProperty']) {
-      const r = await call('GET', path);
+      const r = await svc.call('GET', path);
       expect([path, [400, 404].includes(r.status)]).toEqual([path, true]);
     }
-    expect((await call('GET', '/transfers/v1/console/guide/constructor')).status).toBe(404);
+    expect((await svc.call('GET', '/transfers/v1/console/guide/constructor')).status).toBe(404);
   });
 
   it('when anything answers (JSON, a page, a probe, a refusal), then it says X-Content-Type-Options: nosniff', async () => {
-    const replies = await Promise.all(['/transfers/v1/ping', '/transfers/v1/console', '/ops/', '/healthz', '/readyz', '/nowhere'].map((p) => call('GET', p)));
+    const replies = await Promise.all(['/transfers/v1/ping', '/transfers/v1/console', '/ops/', '/healthz', '/readyz', '/nowhere'].map((p) => svc.call('GET', p)));
     for (const r of replies) expect(r.headers.get('x-content-type-options')).toBe('nosniff');
   });
 });

@@ -1,7 +1,7 @@
 import { startTestApp, type TestApp } from '../../support/test-app';
 import { client, type Call } from '../../support/http';
 import { operator } from '../../support/fixtures';
-import { MARKETPLACE_ENV } from '../../support/marketplace';
+import { MARKETPLACE_ENV, marketplaceClient } from '../../support/marketplace';
 import { ManualClock } from '../../../src/shared/clock';
 import { HttpMarketplaceClient } from '../../../src/adapters/marketplace/http-marketplace-client';
 import { deliverDueOnce } from '../../../src/domain/outbox/worker';
@@ -30,7 +30,7 @@ describe('Driver events to the marketplace', () => {
   const drive = async (action: string, body: unknown) => {
     const r = await sim('POST', `/__sim/drive/${action}`, { body });
     expect(r.status).toBe(200);
-    return r.body as { response: { status: number; body: any }; order?: any };
+    return r.body as { request: { body?: string }; response: { status: number; body: any }; order?: any };
   };
 
   beforeAll(async () => {
@@ -61,7 +61,9 @@ describe('Driver events to the marketplace', () => {
     expect(await deliver()).toMatchObject({ delivered: 1 });
     const [job] = await ops.jobs({ order_id: orderId });
     expect(job).toMatchObject({ source: 'marketplace', order_id: orderId, booking_ref: null, status: 'confirmed', pickup_at: '2026-12-01T04:00:00.000Z' });
-    return { orderId, job };
+    /** The order as the marketplace posted it. */
+    const sent: Record<string, unknown> = JSON.parse(booked.request.body!);
+    return { orderId, job, sent };
   }
 
   async function dispatched() {
@@ -194,6 +196,23 @@ describe('Driver events to the marketplace', () => {
     });
     expect((await sim('GET', `/__sim/orders/${orderId}`)).body.status).toBe('no_show');
     expect((await app.db('marketplace_orders').where({ orderId }).first()).state).toBe('no_show');
+  });
+
+  it('when an order is posted again after its transfer is over, then the answer names how it ended: completed or no_show', async () => {
+    const done = await dispatched();
+    await deliver();
+    const missed = await dispatched();
+    await deliver();
+    clock.set('2026-12-01T06:00:00Z');
+    expect((await ops.call('POST', `/jobs/${done.job.job_id}/complete`)).body.status).toBe('completed');
+    expect((await ops.call('POST', `/jobs/${missed.job.job_id}/no-show`, { body: { note: 'No one at the exit.' } })).body.status).toBe('no_show');
+    const signed = marketplaceClient(app.url);
+    for (const [{ orderId, sent }, ended] of [[done, 'completed'], [missed, 'no_show']] as const) {
+      // Other bytes than the first post (a replay would get the first answer back): the order as it stands now.
+      const again = await signed.signed('POST', '/booking/', { ...sent, comment: 'Posted again.' });
+      expect(again.status).toBe(200);
+      expect(again.body).toEqual({ status: 'OK', order_id: orderId, supplier_order_id: expect.stringMatching(/^MO-/), order_state: ended });
+    }
   });
 
   it('when a no-show is reported before pickup or a day after, then 409 and nothing is sent', async () => {

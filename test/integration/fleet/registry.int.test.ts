@@ -1,64 +1,56 @@
-import { startTestApp, type TestApp } from '../../support/test-app';
-import { operator } from '../../support/fixtures';
+import { useTestApp } from '../../support/use-test-app';
 
 /** The fleet's vehicles and drivers: what operators register, list and take out of service. */
 describe('Fleet registry', () => {
-  let app: TestApp;
-  let ops: ReturnType<typeof operator>;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    ops = operator(app.url);
-  });
-  afterAll(() => app.close());
+  const svc = useTestApp();
 
   it('when a vehicle is registered, then 201 with its id, listed by class; its plate cannot be registered twice in any spelling', async () => {
-    const r = await ops.call('POST', '/vehicles', { body: { fleet_code: 'standard_car', plate: 'cab-4821', brand: 'Toyota', model: 'Axio', colour: 'white' } });
+    const r = await svc.ops.call('POST', '/vehicles', { body: { fleet_code: 'standard_car', plate: 'cab-4821', brand: 'Toyota', model: 'Axio', colour: 'white' } });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({ vehicle_id: expect.stringMatching(/^veh_[a-z0-9]+$/), fleet_code: 'standard_car', plate: 'CAB-4821', brand: 'Toyota', model: 'Axio', colour: 'white', active: true, created_at: expect.any(String) });
-    const again = await ops.call('POST', '/vehicles', { body: { fleet_code: 'suv', plate: 'CAB 4821', brand: 'Honda', model: 'Vezel', colour: 'red' } });
+    const again = await svc.ops.call('POST', '/vehicles', { body: { fleet_code: 'suv', plate: 'CAB 4821', brand: 'Honda', model: 'Vezel', colour: 'red' } });
     expect(again.status).toBe(409);
     expect(again.body.error).toMatchObject({ code: 'already_exists', details: { plate: 'CAB 4821' } });
-    await ops.vehicle('standard_van', { plate: 'PH-6218' });
-    expect((await ops.call('GET', '/vehicles?fleet_code=standard_car')).body.data.map((v: any) => v.plate)).toEqual(['CAB-4821']);
-    expect((await ops.call('GET', '/vehicles')).body.data.map((v: any) => v.fleet_code)).toEqual(['standard_car', 'standard_van']);
-    expect(await app.db('vehicles')).toHaveLength(2);
+    await svc.ops.vehicle('standard_van', { plate: 'PH-6218' });
+    expect((await svc.ops.call('GET', '/vehicles?fleet_code=standard_car')).body.data.map((v: any) => v.plate)).toEqual(['CAB-4821']);
+    expect((await svc.ops.call('GET', '/vehicles')).body.data.map((v: any) => v.fleet_code)).toEqual(['standard_car', 'standard_van']);
+    expect(await svc.app.db('vehicles')).toHaveLength(2);
   });
 
   it('when a vehicle is not from our brand list or its class is unknown, then 400 and nothing is stored', async () => {
-    const before = (await app.db('vehicles')).length;
-    const brand = await ops.call('POST', '/vehicles', { body: { fleet_code: 'standard_car', plate: 'CAB-0001', brand: 'Trabant', model: '601', colour: 'blue' } });
+    const before = (await svc.app.db('vehicles')).length;
+    const brand = await svc.ops.call('POST', '/vehicles', { body: { fleet_code: 'standard_car', plate: 'CAB-0001', brand: 'Trabant', model: '601', colour: 'blue' } });
     expect(brand.status).toBe(400);
     expect(JSON.stringify(brand.body.error)).toContain('brand');
-    const code = await ops.call('POST', '/vehicles', { body: { fleet_code: 'tuk_tuk', plate: 'CAB-0002', brand: 'Toyota', model: 'Axio', colour: 'blue' } });
+    const code = await svc.ops.call('POST', '/vehicles', { body: { fleet_code: 'tuk_tuk', plate: 'CAB-0002', brand: 'Toyota', model: 'Axio', colour: 'blue' } });
     expect(code.status).toBe(400);
-    expect((await app.db('vehicles')).length).toBe(before);
+    expect((await svc.app.db('vehicles')).length).toBe(before);
   });
 
   it('when a vehicle is deactivated, then it is listed inactive; repeating it changes nothing; an unknown one is 404', async () => {
-    const v = await ops.vehicle('suv');
-    const off = await ops.call('POST', `/vehicles/${v.vehicle_id}/deactivate`);
+    const v = await svc.ops.vehicle('suv');
+    const off = await svc.ops.call('POST', `/vehicles/${v.vehicle_id}/deactivate`);
     expect(off.body).toMatchObject({ vehicle_id: v.vehicle_id, active: false });
-    expect((await ops.call('POST', `/vehicles/${v.vehicle_id}/deactivate`)).body).toEqual(off.body);
-    expect((await ops.call('GET', '/vehicles?active=true')).body.data.map((x: any) => x.vehicle_id)).not.toContain(v.vehicle_id);
-    expect((await ops.call('POST', '/vehicles/veh_nosuch/deactivate')).status).toBe(404);
+    expect((await svc.ops.call('POST', `/vehicles/${v.vehicle_id}/deactivate`)).body).toEqual(off.body);
+    expect((await svc.ops.call('GET', '/vehicles?active=true')).body.data.map((x: any) => x.vehicle_id)).not.toContain(v.vehicle_id);
+    expect((await svc.ops.call('POST', '/vehicles/veh_nosuch/deactivate')).status).toBe(404);
   });
 
   it('when a driver is registered, then 201 with languages, listed by name; deactivation takes them off the active roster', async () => {
-    const r = await ops.call('POST', '/drivers', { body: { name: 'Sunil Fernando', phone: '+94 77 123 4567', languages: ['si', 'en', 'si'] } });
+    const r = await svc.ops.call('POST', '/drivers', { body: { name: 'Sunil Fernando', phone: '+94 77 123 4567', languages: ['si', 'en', 'si'] } });
     expect(r.status).toBe(201);
     expect(r.body).toEqual({ driver_id: expect.stringMatching(/^drv_[a-z0-9]+$/), name: 'Sunil Fernando', phone: '+94 77 123 4567', languages: ['si', 'en'], active: true, created_at: expect.any(String) });
-    const arun = await ops.driver('Arun Kumar', '+94 75 456 7890');
-    expect((await ops.call('GET', '/drivers')).body.data.map((d: any) => d.name)).toEqual(['Arun Kumar', 'Sunil Fernando']);
-    await ops.call('POST', `/drivers/${arun.driver_id}/deactivate`);
-    expect((await ops.call('GET', '/drivers?active=true')).body.data.map((d: any) => d.name)).toEqual(['Sunil Fernando']);
-    expect((await ops.call('POST', '/drivers', { body: { name: 'X', phone: 'call me' } })).status).toBe(400);
-    expect((await ops.call('POST', '/drivers/drv_nosuch/deactivate')).status).toBe(404);
+    const arun = await svc.ops.driver('Arun Kumar', '+94 75 456 7890');
+    expect((await svc.ops.call('GET', '/drivers')).body.data.map((d: any) => d.name)).toEqual(['Arun Kumar', 'Sunil Fernando']);
+    await svc.ops.call('POST', `/drivers/${arun.driver_id}/deactivate`);
+    expect((await svc.ops.call('GET', '/drivers?active=true')).body.data.map((d: any) => d.name)).toEqual(['Sunil Fernando']);
+    expect((await svc.ops.call('POST', '/drivers', { body: { name: 'X', phone: 'call me' } })).status).toBe(400);
+    expect((await svc.ops.call('POST', '/drivers/drv_nosuch/deactivate')).status).toBe(404);
   });
 
   it('when the registry is called without the operator token, then 401 and nothing changes', async () => {
-    const r = await fetch(`${app.url}/ops/v1/vehicles`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ fleet_code: 'suv', plate: 'NOPE-1', brand: 'Toyota', model: 'Prado', colour: 'black' }) });
+    const r = await fetch(`${svc.app.url}/ops/v1/vehicles`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ fleet_code: 'suv', plate: 'NOPE-1', brand: 'Toyota', model: 'Prado', colour: 'black' }) });
     expect(r.status).toBe(401);
-    expect(await app.db('vehicles').where({ plate: 'NOPE-1' })).toHaveLength(0);
+    expect(await svc.app.db('vehicles').where({ plate: 'NOPE-1' })).toHaveLength(0);
   });
 });

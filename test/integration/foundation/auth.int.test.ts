@@ -1,23 +1,13 @@
 import { startTestApp, type TestApp } from '../../support/test-app';
-import { client, type Call } from '../../support/http';
+import { client } from '../../support/http';
 import { operator } from '../../support/fixtures';
+import { useTestApp } from '../../support/use-test-app';
 
 describe('Partner keys and environments', () => {
-  let app: TestApp;
-  let call: Call;
-  let ops: ReturnType<typeof operator>;
-  let partner: Awaited<ReturnType<ReturnType<typeof operator>['partnerWithKeys']>>;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    call = client(app.url);
-    ops = operator(app.url);
-    partner = await ops.partnerWithKeys('Island Holidays');
-  });
-  afterAll(() => app.close());
+  const svc = useTestApp({ partner: 'Island Holidays' });
 
   it('when a sandbox key pings, then sandbox answers by header and body, with a request id', async () => {
-    const r = await call('GET', '/transfers/v1/ping', { key: partner.testKey });
+    const r = await svc.call('GET', '/transfers/v1/ping', { key: svc.partner.testKey });
     expect(r.status).toBe(200);
     expect(r.headers.get('x-service-env')).toBe('sandbox');
     expect(r.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{24}$/);
@@ -25,28 +15,28 @@ describe('Partner keys and environments', () => {
   });
 
   it('when a live key pings through X-Api-Key, then production answers', async () => {
-    const r = await call('GET', '/transfers/v1/ping', { key: partner.liveKey, keyHeader: 'x-api-key' });
+    const r = await svc.call('GET', '/transfers/v1/ping', { key: svc.partner.liveKey, keyHeader: 'x-api-key' });
     expect(r.status).toBe(200);
     expect(r.headers.get('x-service-env')).toBe('production');
     expect(r.body.env).toBe('production');
   });
 
   it('when the key is missing, malformed, unknown, has a wrong secret or is revoked, then the 401 bodies are byte-identical', async () => {
-    const spare = await ops.key(partner.partner_id, 'sandbox');
-    expect((await ops.call('POST', `/keys/${spare.key_id}/revoke`)).status).toBe(200);
-    const [, , keyId, secret] = partner.testKey.split('_').slice(1);
+    const spare = await svc.ops.key(svc.partner.partner_id, 'sandbox');
+    expect((await svc.ops.call('POST', `/keys/${spare.key_id}/revoke`)).status).toBe(200);
+    const [, , keyId, secret] = svc.partner.testKey.split('_').slice(1);
     const wrongSecret = `svc_sk_test_${keyId}_${secret.slice(0, -1)}${secret.endsWith('a') ? 'b' : 'a'}`;
     const unknown = `svc_sk_test_zzzzzzzzzzzz_${secret}`;
-    const liveWithTestId = partner.testKey.replace('svc_sk_test_', 'svc_sk_live_');
+    const liveWithTestId = svc.partner.testKey.replace('svc_sk_test_', 'svc_sk_live_');
     const attempts = [
-      await call('GET', '/transfers/v1/ping'),
-      await call('GET', '/transfers/v1/ping', { key: 'not-a-key' }),
-      await call('GET', '/transfers/v1/ping', { headers: { Authorization: 'Basic Zm9vOmJhcg==' } }),
-      await call('GET', '/transfers/v1/ping', { key: unknown }),
-      await call('GET', '/transfers/v1/ping', { key: wrongSecret }),
-      await call('GET', '/transfers/v1/ping', { key: spare.key }),
-      await call('GET', '/transfers/v1/ping', { key: liveWithTestId }),
-      await call('POST', '/transfers/v1/quotes', { key: wrongSecret, body: {} }),
+      await svc.call('GET', '/transfers/v1/ping'),
+      await svc.call('GET', '/transfers/v1/ping', { key: 'not-a-key' }),
+      await svc.call('GET', '/transfers/v1/ping', { headers: { Authorization: 'Basic Zm9vOmJhcg==' } }),
+      await svc.call('GET', '/transfers/v1/ping', { key: unknown }),
+      await svc.call('GET', '/transfers/v1/ping', { key: wrongSecret }),
+      await svc.call('GET', '/transfers/v1/ping', { key: spare.key }),
+      await svc.call('GET', '/transfers/v1/ping', { key: liveWithTestId }),
+      await svc.call('POST', '/transfers/v1/quotes', { key: wrongSecret, body: {} }),
     ];
     for (const r of attempts) {
       expect(r.status).toBe(401);
@@ -60,21 +50,21 @@ describe('Partner keys and environments', () => {
   });
 
   it('when one of two keys is revoked, then it fails on the next request and its sibling still works', async () => {
-    const second = await ops.key(partner.partner_id, 'sandbox');
-    expect((await call('GET', '/transfers/v1/ping', { key: second.key })).status).toBe(200);
-    const revoked = await ops.call('POST', `/keys/${second.key_id}/revoke`);
+    const second = await svc.ops.key(svc.partner.partner_id, 'sandbox');
+    expect((await svc.call('GET', '/transfers/v1/ping', { key: second.key })).status).toBe(200);
+    const revoked = await svc.ops.call('POST', `/keys/${second.key_id}/revoke`);
     expect(revoked.status).toBe(200);
     expect(revoked.body.revoked_at).toEqual(expect.any(String));
-    expect((await call('GET', '/transfers/v1/ping', { key: second.key })).status).toBe(401);
-    expect((await call('GET', '/transfers/v1/ping', { key: partner.testKey })).status).toBe(200);
-    const keys = await ops.call('GET', `/partners/${partner.partner_id}/keys`);
-    expect(keys.text).not.toContain(partner.testKey.split('_').pop());
+    expect((await svc.call('GET', '/transfers/v1/ping', { key: second.key })).status).toBe(401);
+    expect((await svc.call('GET', '/transfers/v1/ping', { key: svc.partner.testKey })).status).toBe(200);
+    const keys = await svc.ops.call('GET', `/partners/${svc.partner.partner_id}/keys`);
+    expect(keys.text).not.toContain(svc.partner.testKey.split('_').pop());
     expect(keys.body.data.find((k: any) => k.key_id === second.key_id).revoked_at).not.toBeNull();
   });
 
   it('when only a hash is stored, then the database never holds the secret', async () => {
-    const rows = await app.db('api_keys').select('secretHash');
-    const secret = partner.testKey.split('_').pop()!;
+    const rows = await svc.app.db('api_keys').select('secretHash');
+    const secret = svc.partner.testKey.split('_').pop()!;
     for (const r of rows) {
       expect(r.secretHash).toMatch(/^[0-9a-f]{64}$/);
       expect(r.secretHash).not.toContain(secret);
@@ -82,11 +72,11 @@ describe('Partner keys and environments', () => {
   });
 
   it('when an unknown route is asked with a valid key, then 404 from that environment; without one, 401', async () => {
-    const known = await call('GET', '/transfers/v1/nothing-here', { key: partner.testKey });
+    const known = await svc.call('GET', '/transfers/v1/nothing-here', { key: svc.partner.testKey });
     expect(known.status).toBe(404);
     expect(known.body).toEqual({ env: 'sandbox', error: { code: 'not_found', message: expect.any(String), details: {} } });
-    expect((await call('GET', '/transfers/v1/nothing-here')).status).toBe(401);
-    const wrongMethod = await call('DELETE', '/transfers/v1/ping', { key: partner.testKey });
+    expect((await svc.call('GET', '/transfers/v1/nothing-here')).status).toBe(401);
+    const wrongMethod = await svc.call('DELETE', '/transfers/v1/ping', { key: svc.partner.testKey });
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.body.error.code).toBe('method_not_allowed');
   });

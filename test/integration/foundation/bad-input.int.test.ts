@@ -1,20 +1,10 @@
-import { startTestApp, type TestApp } from '../../support/test-app';
-import { client, type Call } from '../../support/http';
-import { operator } from '../../support/fixtures';
+import { type Call } from '../../support/http';
+import { useTestApp } from '../../support/use-test-app';
 
 describe('Bad input gets a clear answer and changes nothing', () => {
-  let app: TestApp;
-  let call: Call;
-  let key: string;
+  const svc = useTestApp({ partner: 'Test Partner' });
 
-  beforeAll(async () => {
-    app = await startTestApp();
-    call = client(app.url);
-    key = (await operator(app.url).partnerWithKeys()).testKey;
-  });
-  afterAll(() => app.close());
-
-  const quote = (opts: Parameters<Call>[2]) => call('POST', '/transfers/v1/quotes', { key, ...opts });
+  const quote = (opts: Parameters<Call>[2]) => svc.call('POST', '/transfers/v1/quotes', { key: svc.partner.testKey, ...opts });
 
   it('when the JSON is malformed, then 400 invalid_request', async () => {
     const r = await quote({ rawBody: '{"pickup": ', headers: { 'Content-Type': 'application/json' } });
@@ -51,13 +41,13 @@ describe('Bad input gets a clear answer and changes nothing', () => {
     const r = await quote({ body: { pickup: { name: 'x'.repeat(70 * 1024) } } });
     expect(r.status).toBe(413);
     expect(r.body.error.code).toBe('payload_too_large');
-    const rows = await app.db('audit_log').where({ requestId: r.headers.get('x-request-id')! });
+    const rows = await svc.app.db('audit_log').where({ requestId: r.headers.get('x-request-id')! });
     expect(rows).toHaveLength(1);
     expect(rows[0].status).toBe(413);
   });
 
   it('when a path is unknown, then 404 not_found in the envelope', async () => {
-    const r = await call('GET', '/wp-admin');
+    const r = await svc.call('GET', '/wp-admin');
     expect(r.status).toBe(404);
     expect(r.headers.get('x-service-env')).toBe('none');
     expect(r.body).toEqual({ env: null, error: { code: 'not_found', message: expect.any(String), details: {} } });

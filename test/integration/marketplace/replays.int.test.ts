@@ -9,6 +9,7 @@ import { HttpMarketplaceClient } from '../../../src/adapters/marketplace/http-ma
 import { deliverDueOnce } from '../../../src/domain/outbox/worker';
 import { runRetention } from '../../../src/retention';
 import { sampleMarketplaceOrder } from '../../../harness/fixtures/marketplace-orders';
+import { itOnPostgres } from '../../support/skip';
 
 /**
  * Replays of the marketplace's signed order calls, and changes arriving out of order. The signature has no
@@ -204,7 +205,7 @@ describe('Marketplace replays and out-of-order changes', () => {
       expect((await outbox(order.order_id)).map((m: any) => m.kind)).toEqual(['confirm_order', 'change_confirmation']);
     });
 
-    (backend === 'postgres' ? it : it.skip)('when an identical call arrives while the first is still acting, then it waits for it and replays its answer (PostgreSQL)', async () => {
+    itOnPostgres('two connections at once: the first call waits on a row another connection holds')('when an identical call arrives while the first is still acting, then it waits for it and replays its answer (PostgreSQL)', async () => {
       const { order } = await confirmedOrder();
       const change = { order_id: order.order_id, luggage: 1 };
       // Hold the order's row: the first call claims, then waits on the row; the second waits on the claim.

@@ -1,6 +1,6 @@
-import { startTestApp, type TestApp } from '../../support/test-app';
 import { marketplaceClient, MARKETPLACE_ENV } from '../../support/marketplace';
 import { ManualClock } from '../../../src/shared/clock';
+import { useTestApp } from '../../support/use-test-app';
 
 const NOW = '2026-11-21T08:00:00Z';
 const search = (over: Record<string, unknown> = {}) => ({
@@ -15,16 +15,12 @@ const search = (over: Record<string, unknown> = {}) => ({
 let seq = 0;
 
 describe('Marketplace supplier endpoints', () => {
-  let app: TestApp;
   let mp: ReturnType<typeof marketplaceClient>;
   const clock = new ManualClock(NOW);
-
-  beforeAll(async () => {
-    app = await startTestApp({ clock, env: MARKETPLACE_ENV, outboxWorker: false });
-    mp = marketplaceClient(app.url);
+  const svc = useTestApp({ clock, env: MARKETPLACE_ENV, outboxWorker: false, resetClock: true });
+  beforeAll(() => {
+    mp = marketplaceClient(svc.app.url);
   });
-  afterAll(() => app.close());
-  afterEach(() => clock.set(NOW));
 
   async function lockedVehicle(code = 'standard_car', over: Record<string, unknown> = {}) {
     const r = await mp.signed('POST', '/search/', search(over));
@@ -55,7 +51,7 @@ describe('Marketplace supplier endpoints', () => {
 
   describe('signing', () => {
     it('when the signature is missing, wrong, made with another key or for another URL, then 403 and nothing runs', async () => {
-      const before = Number((await app.db('price_marks').count({ n: '*' }).first())!.n);
+      const before = Number((await svc.app.db('price_marks').count({ n: '*' }).first())!.n);
       const attempts = [
         await mp.unsigned('POST', '/search/', search()),
         await mp.signed('POST', '/search/', search(), { key: 'wrong-key' }),
@@ -67,8 +63,8 @@ describe('Marketplace supplier endpoints', () => {
         expect(r.status).toBe(403);
         expect(r.body).toEqual({ status: 'ERROR', error: 'forbidden' });
       }
-      expect(Number((await app.db('price_marks').count({ n: '*' }).first())!.n)).toBe(before);
-      const audit = await app.db('audit_log').where({ surface: 'marketplace', status: 403 });
+      expect(Number((await svc.app.db('price_marks').count({ n: '*' }).first())!.n)).toBe(before);
+      const audit = await svc.app.db('audit_log').where({ surface: 'marketplace', status: 403 });
       expect(audit.length).toBeGreaterThanOrEqual(5);
       expect(JSON.stringify(audit)).not.toContain(MARKETPLACE_ENV.MARKETPLACE_PRIVATE_KEY);
       expect(audit.every((a: any) => a.requestHeaders.privatekey === undefined || a.requestHeaders.privatekey === '[REDACTED]')).toBe(true);
@@ -160,12 +156,12 @@ describe('Marketplace supplier endpoints', () => {
       expect(resend.body).toEqual(first.body);
       const concurrent = await Promise.all(Array.from({ length: 5 }, () => mp.signed('POST', '/booking/', o)));
       for (const r of concurrent) expect(r.body).toEqual(first.body);
-      expect(await app.db('marketplace_orders').where({ orderId: o.order_id })).toHaveLength(1);
-      const jobs = await app.db('jobs').where({ source: 'marketplace_order', sourceRef: o.order_id });
+      expect(await svc.app.db('marketplace_orders').where({ orderId: o.order_id })).toHaveLength(1);
+      const jobs = await svc.app.db('jobs').where({ source: 'marketplace_order', sourceRef: o.order_id });
       expect(jobs).toHaveLength(1);
       expect(jobs[0]).toMatchObject({ status: 'confirmed', fleetCode: 'standard_car', adults: 2, flightNumber: 'UL504' });
       expect(new Date(jobs[0].pickupAt).toISOString()).toBe('2026-12-01T04:00:00.000Z');
-      const outbox = await app.db('outbox').where({ orderId: o.order_id });
+      const outbox = await svc.app.db('outbox').where({ orderId: o.order_id });
       expect(outbox).toHaveLength(1);
       expect(outbox[0]).toMatchObject({ kind: 'confirm_order', payload: { order_id: o.order_id, supplier_order_id: first.body.supplier_order_id } });
     });
@@ -180,8 +176,8 @@ describe('Marketplace supplier endpoints', () => {
       for (const [o, reason] of cases) {
         const r = await mp.signed('POST', '/booking/', o);
         expect(r.body).toMatchObject({ status: 'OK', order_state: 'declined', decline_reason: reason });
-        expect(await app.db('jobs').where({ sourceRef: o.order_id })).toHaveLength(0);
-        const msgs = await app.db('outbox').where({ orderId: o.order_id });
+        expect(await svc.app.db('jobs').where({ sourceRef: o.order_id })).toHaveLength(0);
+        const msgs = await svc.app.db('outbox').where({ orderId: o.order_id });
         expect(msgs.map((m: any) => [m.kind, m.payload.reason])).toEqual([['decline_order', reason]]);
       }
     });
@@ -200,7 +196,7 @@ describe('Marketplace supplier endpoints', () => {
       const cancelled = await mp.signed('POST', '/booking/cancel/', { order_id: o.order_id, reason: 'client request' });
       expect(cancelled.body).toMatchObject({ status: 'OK', order_state: 'cancelled' });
       expect((await mp.signed('POST', '/booking/cancel/', { order_id: o.order_id })).body.order_state).toBe('cancelled');
-      expect((await app.db('jobs').where({ sourceRef: o.order_id }).first()).status).toBe('cancelled');
+      expect((await svc.app.db('jobs').where({ sourceRef: o.order_id }).first()).status).toBe('cancelled');
       const unknown = await mp.signed('POST', '/booking/cancel/', { order_id: 'INT-NOPE' });
       expect(unknown.status).toBe(404);
       expect(unknown.body.status).toBe('ERROR');
@@ -214,15 +210,15 @@ describe('Marketplace supplier endpoints', () => {
       const r = await mp.signed('POST', '/booking/update/', change);
       expect(r.body).toMatchObject({ status: 'OK', order_state: 'change_confirmed' });
       await mp.signed('POST', '/booking/update/', change);
-      const job = await app.db('jobs').where({ sourceRef: o.order_id }).first();
+      const job = await svc.app.db('jobs').where({ sourceRef: o.order_id }).first();
       expect(new Date(job.pickupAt).toISOString()).toBe('2026-12-01T05:30:00.000Z');
       expect(job.flightNumber).toBe('EK650');
-      const changes = await app.db('outbox').where({ orderId: o.order_id, kind: 'change_confirmation' });
+      const changes = await svc.app.db('outbox').where({ orderId: o.order_id, kind: 'change_confirmation' });
       expect(changes.map((m: any) => m.payload)).toEqual([{ order_id: o.order_id, accepted: true }]);
       const refused = await mp.signed('POST', '/booking/update/', { order_id: o.order_id, adults: 9 });
       expect(refused.body).toMatchObject({ status: 'NO_VEHICLE', reason: 'no_vehicle' });
-      expect((await app.db('jobs').where({ sourceRef: o.order_id }).first()).adults).toBe(2);
-      const all = await app.db('outbox').where({ orderId: o.order_id, kind: 'change_confirmation' }).orderBy('id');
+      expect((await svc.app.db('jobs').where({ sourceRef: o.order_id }).first()).adults).toBe(2);
+      const all = await svc.app.db('outbox').where({ orderId: o.order_id, kind: 'change_confirmation' }).orderBy('id');
       expect(all.map((m: any) => m.payload.accepted)).toEqual([true, false]);
     });
 
@@ -232,7 +228,7 @@ describe('Marketplace supplier endpoints', () => {
       await mp.signed('POST', '/booking/', o);
       const r = await mp.signed('POST', '/booking/confirm/', { order_id: o.order_id });
       expect(r.body).toMatchObject({ status: 'OK', order_state: 'acknowledged' });
-      expect((await app.db('marketplace_orders').where({ orderId: o.order_id }).first()).acknowledgedAt).not.toBeNull();
+      expect((await svc.app.db('marketplace_orders').where({ orderId: o.order_id }).first()).acknowledgedAt).not.toBeNull();
       expect((await mp.signed('POST', '/booking/confirm/', { order_id: 'INT-NONE' })).status).toBe(404);
     });
   });

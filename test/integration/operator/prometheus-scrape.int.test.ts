@@ -1,12 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { startTestApp, backend, OPERATOR_TOKEN, type TestApp } from '../../support/test-app';
 import { client } from '../../support/http';
 import { OPS_HEADERS } from '../../support/fixtures';
+import { freePort } from '../../support/net';
 
 /**
  * Debian's real Prometheus (the `prometheus` package; `.ci/run` installs it) scrapes the service in-process as
@@ -18,14 +18,6 @@ const ROOT = path.join(__dirname, '../../..');
 const RULES = path.join(ROOT, 'deploy/prometheus/alerts.yml');
 const JOB = 'lanka-transfers';
 const WAIT_MS = 30_000;
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

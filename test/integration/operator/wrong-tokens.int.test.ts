@@ -1,8 +1,9 @@
-import { startTestApp, OPERATOR_TOKEN, type TestApp } from '../../support/test-app';
+import { startTestApp, OPERATOR_TOKEN } from '../../support/test-app';
 import { client } from '../../support/http';
 import { OPS_HEADERS } from '../../support/fixtures';
 import { ManualClock } from '../../../src/shared/clock';
 import { OPERATOR_AUTH_RULES } from '../../../src/domain/operators/operator-auth';
+import { useTestApp } from '../../support/use-test-app';
 
 const NOW = '2026-11-21T08:00:00Z';
 
@@ -11,17 +12,13 @@ const NOW = '2026-11-21T08:00:00Z';
  * the database (so every instance sees the same count), each attempt audited, and every answer the API's own 401.
  */
 describe('Wrong operator tokens', () => {
-  let app: TestApp;
   const clock = new ManualClock(NOW);
-  const call = () => client(app.url);
+  const svc = useTestApp({ clock });
+  const call = () => client(svc.app.url);
   const wrong = (n: number) => ({ Authorization: `Bearer op_wrong_guess_${String(n).padStart(12, '0')}` });
-  const failures = () => app.db('operator_auth_failures').select('client', 'failures', 'refused_until as refusedUntil');
-  const since = () => app.db('audit_log').where('surface', 'ops').andWhere('path', '/ops/v1/ping').orderBy('id');
+  const failures = () => svc.app.db('operator_auth_failures').select('client', 'failures', 'refused_until as refusedUntil');
+  const since = () => svc.app.db('audit_log').where('surface', 'ops').andWhere('path', '/ops/v1/ping').orderBy('id');
 
-  beforeAll(async () => {
-    app = await startTestApp({ clock });
-  });
-  afterAll(() => app.close());
 
   it('when a few wrong tokens come, then each is the plain 401 (byte for byte the missing-token answer); a right token is served and forgets nothing', async () => {
     const missing = await call()('GET', '/ops/v1/ping');
@@ -81,9 +78,9 @@ describe('Wrong operator tokens', () => {
   });
 
   it('when the count is kept in the database, then a second instance on the same database refuses the address’s wrong tokens too, and serves its right one', async () => {
-    const other = await startTestApp({ clock, db: { db: app.db, schema: app.schema, drop: async () => {} } });
+    const other = await startTestApp({ clock, db: { db: svc.app.db, schema: svc.app.schema, drop: async () => {} } });
     try {
-      const burst = await Promise.all(Array.from({ length: OPERATOR_AUTH_RULES.refuseFrom }, (_, i) => client(i % 2 ? other.url : app.url)('GET', '/ops/v1/ping', { headers: wrong(i) })));
+      const burst = await Promise.all(Array.from({ length: OPERATOR_AUTH_RULES.refuseFrom }, (_, i) => client(i % 2 ? other.url : svc.app.url)('GET', '/ops/v1/ping', { headers: wrong(i) })));
       expect(burst.every((r) => r.status === 401)).toBe(true);
       const wrongOnOther = await client(other.url)('GET', '/ops/v1/ping', { headers: wrong(42) });
       expect(wrongOnOther.status).toBe(401);

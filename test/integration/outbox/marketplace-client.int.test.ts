@@ -1,5 +1,5 @@
 import { setupServer } from 'msw/node';
-import { delay, http, HttpResponse } from 'msw';
+import { http, HttpResponse } from 'msw';
 import { HttpMarketplaceClient } from '../../../src/adapters/marketplace/http-marketplace-client';
 import { MarketplaceError } from '../../../src/adapters/marketplace/errors';
 import { verifyMarketplaceSignature } from '../../../src/shared/signing/marketplace-signature';
@@ -124,17 +124,54 @@ describe('HttpMarketplaceClient', () => {
     expect(e.exchange).toMatchObject({ status: 503, responseBody: { status: 'ERROR', error: 'maintenance' }, error: e.message });
   });
 
-  it('when the marketplace does not answer within the timeout, then the error is timeout with no status', async () => {
-    marketplace(async () => {
-      await delay(600);
-      return HttpResponse.json({ status: 'OK' });
-    });
-    const started = Date.now();
+  it('when the marketplace does not answer within the timeout, then the client aborts the request and the error is timeout with no status', async () => {
+    // The marketplace hangs until the client gives up (or 10 s, which this test then reports as never aborted).
+    let hung!: Promise<'aborted' | 'never aborted'>;
+    server.use(
+      http.all('http://marketplace.test/*', async ({ request }) => {
+        hung = new Promise((resolve) => {
+          if (request.signal.aborted) return resolve('aborted');
+          const giveUp = setTimeout(() => resolve('never aborted'), 10_000);
+          request.signal.addEventListener('abort', () => (clearTimeout(giveUp), resolve('aborted')), { once: true });
+        });
+        hits.push({ method: request.method, url: request.url, text: await request.text(), signature: request.headers.get('PrivateKey'), contentType: request.headers.get('Content-Type') });
+        await hung;
+        return HttpResponse.json({ status: 'OK' });
+      }),
+    );
     const e = await failure(client(50).confirmOrder({ order_id: 'INT-1', supplier_order_id: 'MO-1' }));
-    expect(Date.now() - started).toBeLessThan(500);
+    expect(hits).toHaveLength(1);
+    expect(await hung).toBe('aborted');
     expect(e).toMatchObject({ kind: 'timeout', status: null, retryable: true });
     expect(e.exchange.status).toBeNull();
     expect(e.exchange.error).toMatch(/timeout/);
+  });
+
+  it('when timeoutMs passes with no answer, then the request is aborted at that moment and not before', async () => {
+    // Timers faked, fetch injected: the moment is the client's own timer, moved by the test, not waited for.
+    jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] });
+    try {
+      const signals: AbortSignal[] = [];
+      const hanging: typeof fetch = (_url, init) =>
+        new Promise((_resolve, reject) => {
+          const signal = init!.signal!;
+          signals.push(signal);
+          signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+        });
+      const c = new HttpMarketplaceClient({ baseUrl: 'http://marketplace.test', userId: '1001', privateKey: KEY, timeoutMs: 250, fetch: hanging });
+      let settled = false;
+      const outcome = c.getBrandList().finally(() => void (settled = true));
+      outcome.catch(() => undefined);
+      await jest.advanceTimersByTimeAsync(249);
+      expect(signals).toHaveLength(1);
+      expect({ settled, aborted: signals[0].aborted }).toEqual({ settled: false, aborted: false });
+      await jest.advanceTimersByTimeAsync(1);
+      expect(signals[0].aborted).toBe(true);
+      expect(await failure(outcome)).toMatchObject({ kind: 'timeout', status: null, retryable: true });
+      expect(settled).toBe(true);
+    } finally {
+      jest.useRealTimers();
+    }
   });
 
   it('when the connection fails, then the error is unavailable with no status', async () => {

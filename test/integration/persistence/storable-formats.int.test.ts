@@ -3,7 +3,7 @@ import { fullFormats } from 'ajv-formats/dist/formats';
 import { freshDatabase, type TestDatabase } from '../../support/test-app';
 import { isDate, isDateTime } from '../../../src/http/formats';
 import { parseLocal } from '../../../src/domain/marketplace/local-time';
-import { sriLankaDay } from '../../../src/domain/fleet/dispatch';
+import { sriLankaDay } from '../../../src/domain/fleet/jobs';
 import { jobEndsAt } from '../../../src/domain/fleet/job-window';
 import { anyDate, anyDateTime, anyLocal } from '../../fuzz/contract-arbitraries';
 

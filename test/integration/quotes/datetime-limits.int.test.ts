@@ -1,7 +1,5 @@
-import { startTestApp, type TestApp } from '../../support/test-app';
-import { client, type Call } from '../../support/http';
-import { operator } from '../../support/fixtures';
 import { ManualClock } from '../../../src/shared/clock';
+import { useTestApp } from '../../support/use-test-app';
 
 /**
  * Date-times RFC 3339 allows but the database cannot hold as written: every contract's `date-time` format refuses
@@ -41,24 +39,13 @@ const refused: Array<[string, string]> = [
 const held = ['0001-01-01T00:00:00Z', '0001-01-01T05:29:59+05:29', '9999-12-31T23:59:59.999999Z', '9999-12-31T18:29:59-05:30', '2026-12-01T09:30:00.123456+15:59', '2026-12-01t09:30:00z', '2026-12-01 09:30:00-00:00', '2026-12-01T09:30:00+0530', '2026-12-01T09:30:00.123456789Z'];
 
 describe('Date-times the database cannot hold', () => {
-  let app: TestApp;
-  let call: Call;
-  let ops: ReturnType<typeof operator>;
-  let partner: Awaited<ReturnType<ReturnType<typeof operator>['partnerWithKeys']>>;
+  const svc = useTestApp({ clock: new ManualClock(NOW), partner: 'Date Limits Travel' });
 
-  beforeAll(async () => {
-    app = await startTestApp({ clock: new ManualClock(NOW) });
-    call = client(app.url);
-    ops = operator(app.url);
-    partner = await ops.partnerWithKeys('Date Limits Travel');
-  });
-  afterAll(() => app.close());
-
-  const quotes = async () => Number((await app.db('quotes').count({ n: '*' }).first())!.n);
+  const quotes = async () => Number((await svc.app.db('quotes').count({ n: '*' }).first())!.n);
 
   it('when a quote asks for a pickup in year 0000, then 400 invalid_request names pickup_datetime and nothing is stored', async () => {
     const before = await quotes();
-    const r = await call('POST', '/transfers/v1/quotes', { key: partner.testKey, body: journey('0000-01-01T00:00:00Z') });
+    const r = await svc.call('POST', '/transfers/v1/quotes', { key: svc.partner.testKey, body: journey('0000-01-01T00:00:00Z') });
     expect(r.status).toBe(400);
     expect(r.body.error).toMatchObject({ code: 'invalid_request', details: { fields: [{ field: 'pickup_datetime', message: RANGE }] } });
     expect(r.body.error.message).toBe(`The request is invalid: pickup_datetime ${RANGE}.`);
@@ -67,13 +54,13 @@ describe('Date-times the database cannot hold', () => {
 
   it.each(refused)('when a quote’s pickup_datetime is %j, then 400 says why and nothing is stored', async (value, message) => {
     const before = await quotes();
-    const r = await call('POST', '/transfers/v1/quotes', { key: partner.testKey, body: journey(value) });
+    const r = await svc.call('POST', '/transfers/v1/quotes', { key: svc.partner.testKey, body: journey(value) });
     expect({ status: r.status, fields: r.body.error?.details?.fields }).toEqual({ status: 400, fields: [{ field: 'pickup_datetime', message }] });
     expect(await quotes()).toBe(before);
   });
 
   it.each(held)('when a quote’s pickup_datetime is %j, then the format lets it through to the quoting rules', async (value) => {
-    const r = await call('POST', '/transfers/v1/quotes', { key: partner.testKey, body: journey(value) });
+    const r = await svc.call('POST', '/transfers/v1/quotes', { key: svc.partner.testKey, body: journey(value) });
     expect(r.status).toBeLessThan(500);
     if (r.status === 400) expect(r.body.error.details.fields).toEqual([{ field: 'pickup_datetime', message: 'must be within 366 days' }]);
     else expect(r.status).toBe(200);
@@ -81,9 +68,9 @@ describe('Date-times the database cannot hold', () => {
 
   it('when a quote is for a pickup in the years 0001 to 0099, then it is stored and read back at that instant, not in 19xx or 20xx', async () => {
     for (const value of ['0001-06-15T12:34:56.789Z', '0050-06-15t12:34:56+05:30', '0099-12-31T23:59:59Z']) {
-      const r = await call('POST', '/transfers/v1/quotes', { key: partner.testKey, body: journey(value) });
+      const r = await svc.call('POST', '/transfers/v1/quotes', { key: svc.partner.testKey, body: journey(value) });
       expect(r.body.declined.reason).toBe('short_notice');
-      const row = await app.db('quotes').where({ quoteId: r.body.quote_id }).first();
+      const row = await svc.app.db('quotes').where({ quoteId: r.body.quote_id }).first();
       expect({ value, pickupAt: (row.pickupAt as Date).toISOString() }).toEqual({ value, pickupAt: new Date(value.replace('t', 'T')).toISOString() });
     }
   });
@@ -91,20 +78,20 @@ describe('Date-times the database cannot hold', () => {
   it('when the audit log is searched from or to such a time, then 400 names the parameter', async () => {
     for (const [value, message] of refused) {
       for (const name of ['from', 'to']) {
-        const r = await ops.call('GET', `/audit?${name}=${encodeURIComponent(value)}`);
+        const r = await svc.ops.call('GET', `/audit?${name}=${encodeURIComponent(value)}`);
         expect({ value, name, status: r.status, fields: r.body.error?.details?.fields }).toEqual({ value, name, status: 400, fields: [{ field: name, message }] });
       }
     }
-    for (const value of held) expect((await ops.call('GET', `/audit?from=${encodeURIComponent(value)}&limit=1`)).status).toBe(200);
+    for (const value of held) expect((await svc.ops.call('GET', `/audit?from=${encodeURIComponent(value)}&limit=1`)).status).toBe(200);
   });
 
   it('when the integration report is asked since such a time, then 400 names since', async () => {
     for (const [value, message] of refused) {
-      const r = await call('GET', `/transfers/v1/test_helpers/integration_report?since=${encodeURIComponent(value)}`, { key: partner.testKey });
+      const r = await svc.call('GET', `/transfers/v1/test_helpers/integration_report?since=${encodeURIComponent(value)}`, { key: svc.partner.testKey });
       expect({ value, status: r.status, fields: r.body.error?.details?.fields }).toEqual({ value, status: 400, fields: [{ field: 'since', message }] });
     }
     // At the far end the window is empty, and its `from` is a date-time the response contract accepts.
-    const far = await call('GET', `/transfers/v1/test_helpers/integration_report?since=${encodeURIComponent('9999-12-31T18:29:59-05:30')}`, { key: partner.testKey });
+    const far = await svc.call('GET', `/transfers/v1/test_helpers/integration_report?since=${encodeURIComponent('9999-12-31T18:29:59-05:30')}`, { key: svc.partner.testKey });
     expect(far.status).toBe(200);
     expect(far.body.window.from).toBe('9999-12-31T23:59:59.000Z');
   });
@@ -112,11 +99,11 @@ describe('Date-times the database cannot hold', () => {
   it('when jobs are listed for a day the database cannot hold in Sri Lankan time, then 400 names date', async () => {
     // The Sri Lankan day 0001-01-01 begins at 0000-12-31T18:30:00Z.
     for (const day of ['0000-01-01', '0001-01-01', '9999-12-31']) {
-      const r = await ops.call('GET', `/jobs?date=${day}`);
+      const r = await svc.ops.call('GET', `/jobs?date=${day}`);
       expect({ day, status: r.status, fields: r.body.error?.details?.fields }).toEqual({ day, status: 400, fields: [{ field: 'date', message: 'must be a day from 0001-01-02 to 9999-12-30' }] });
     }
-    const impossible = await ops.call('GET', '/jobs?date=2026-02-29');
+    const impossible = await svc.ops.call('GET', '/jobs?date=2026-02-29');
     expect(impossible.body.error.details.fields).toEqual([{ field: 'date', message: 'must be an RFC 3339 date, YYYY-MM-DD (e.g. 2026-12-01)' }]);
-    for (const day of ['0001-01-02', '9999-12-30']) expect((await ops.call('GET', `/jobs?date=${day}`)).status).toBe(200);
+    for (const day of ['0001-01-02', '9999-12-30']) expect((await svc.ops.call('GET', `/jobs?date=${day}`)).status).toBe(200);
   });
 });

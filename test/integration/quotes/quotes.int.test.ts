@@ -1,8 +1,6 @@
-import { startTestApp, type TestApp } from '../../support/test-app';
-import { client, type Call } from '../../support/http';
-import { operator } from '../../support/fixtures';
 import { ManualClock } from '../../../src/shared/clock';
 import { runRetention } from '../../../src/retention';
+import { useTestApp } from '../../support/use-test-app';
 
 const NOW = '2026-11-21T08:00:00Z';
 const PICKUP = '2026-12-01T09:30:00+05:30';
@@ -15,22 +13,10 @@ const journey = (over: Record<string, unknown> = {}) => ({
 });
 
 describe('Quoting over the API', () => {
-  let app: TestApp;
-  let call: Call;
-  let ops: ReturnType<typeof operator>;
-  let partner: Awaited<ReturnType<ReturnType<typeof operator>['partnerWithKeys']>>;
   const clock = new ManualClock(NOW);
+  const svc = useTestApp({ clock, partner: 'Quote Partner', resetClock: true });
 
-  beforeAll(async () => {
-    app = await startTestApp({ clock });
-    call = client(app.url);
-    ops = operator(app.url);
-    partner = await ops.partnerWithKeys('Quote Partner');
-  });
-  afterAll(() => app.close());
-  afterEach(() => clock.set(NOW));
-
-  const quote = (body: unknown, key = partner.testKey) => call('POST', '/transfers/v1/quotes', { key, body });
+  const quote = (body: unknown, key = svc.partner.testKey) => svc.call('POST', '/transfers/v1/quotes', { key, body });
 
   it('when an airport journey fits, then offers come cheapest first, locked 30 minutes, stored exactly as returned', async () => {
     const r = await quote(journey());
@@ -58,9 +44,9 @@ describe('Quoting over the API', () => {
     const standard = offers.find((o) => o.vehicle_code === 'standard_car')!;
     expect(standard.price).toBeGreaterThanOrEqual(55);
     expect(standard.price).toBeLessThanOrEqual(70);
-    const stored = await app.db('offers').where({ quoteId: r.body.quote_id }).orderBy('position');
+    const stored = await svc.app.db('offers').where({ quoteId: r.body.quote_id }).orderBy('position');
     expect(stored.map((o: any) => Number(o.amountMinor) / 100)).toEqual(prices);
-    expect(stored.every((o: any) => o.partnerId === partner.partner_id && o.env === 'sandbox')).toBe(true);
+    expect(stored.every((o: any) => o.partnerId === svc.partner.partner_id && o.env === 'sandbox')).toBe(true);
   });
 
   it('when the party is large, then only vehicles that carry it are offered; too large declines no_vehicle', async () => {
@@ -124,39 +110,39 @@ describe('Quoting over the API', () => {
   });
 
   it('when the partner is paused, then partner_paused comes first, even before short_notice', async () => {
-    await ops.call('POST', `/partners/${partner.partner_id}/pause`);
+    await svc.ops.call('POST', `/partners/${svc.partner.partner_id}/pause`);
     try {
       const r = await quote(journey({ pickup_datetime: '2026-11-21T09:00:00Z' }));
       expect(r.body).toMatchObject({ offers: [], declined: { reason: 'partner_paused' } });
     } finally {
-      await ops.call('POST', `/partners/${partner.partner_id}/resume`);
+      await svc.ops.call('POST', `/partners/${svc.partner.partner_id}/resume`);
     }
     expect((await quote(journey())).body.declined).toBeNull();
   });
 
   it('when a sandbox key pauses its sandbox, then sandbox quotes decline partner_paused and production is untouched', async () => {
-    const paused = await call('POST', '/transfers/v1/test_helpers/account/pause', { key: partner.testKey });
+    const paused = await svc.call('POST', '/transfers/v1/test_helpers/account/pause', { key: svc.partner.testKey });
     expect(paused.body).toEqual({ env: 'sandbox', paused: true });
     try {
       expect((await quote(journey())).body.declined.reason).toBe('partner_paused');
-      expect((await quote(journey(), partner.liveKey)).body.declined).toBeNull();
-      expect((await call('POST', '/transfers/v1/test_helpers/account/pause', { key: partner.liveKey })).status).toBe(404);
+      expect((await quote(journey(), svc.partner.liveKey)).body.declined).toBeNull();
+      expect((await svc.call('POST', '/transfers/v1/test_helpers/account/pause', { key: svc.partner.liveKey })).status).toBe(404);
     } finally {
-      const resumed = await call('POST', '/transfers/v1/test_helpers/account/resume', { key: partner.testKey });
+      const resumed = await svc.call('POST', '/transfers/v1/test_helpers/account/resume', { key: svc.partner.testKey });
       expect(resumed.body).toEqual({ env: 'sandbox', paused: false });
     }
     expect((await quote(journey())).body.declined).toBeNull();
     // The helper cannot lift an operator's pause.
-    await ops.call('POST', `/partners/${partner.partner_id}/pause`);
-    const stillPaused = await call('POST', '/transfers/v1/test_helpers/account/resume', { key: partner.testKey });
+    await svc.ops.call('POST', `/partners/${svc.partner.partner_id}/pause`);
+    const stillPaused = await svc.call('POST', '/transfers/v1/test_helpers/account/resume', { key: svc.partner.testKey });
     expect(stillPaused.body.paused).toBe(true);
-    await ops.call('POST', `/partners/${partner.partner_id}/resume`);
+    await svc.ops.call('POST', `/partners/${svc.partner.partner_id}/resume`);
   });
 
   it('when vehicle codes are sent, then mapped codes filter and label offers, and unknown codes are ignored', async () => {
-    const p = await ops.partnerWithKeys('Vocab Travel');
-    await ops.call('PUT', `/partners/${p.partner_id}/vehicle-codes/SDN`, { body: { vehicle: 'standard_car' } });
-    await ops.call('PUT', `/partners/${p.partner_id}/vehicle-codes/MPV7`, { body: { vehicle: 'standard_van' } });
+    const p = await svc.ops.partnerWithKeys('Vocab Travel');
+    await svc.ops.call('PUT', `/partners/${p.partner_id}/vehicle-codes/SDN`, { body: { vehicle: 'standard_car' } });
+    await svc.ops.call('PUT', `/partners/${p.partner_id}/vehicle-codes/MPV7`, { body: { vehicle: 'standard_van' } });
     const filtered = await quote(journey({ vehicle_codes: ['SDN', 'MPV7', 'HOVERCRAFT'] }), p.testKey);
     expect(filtered.body.offers.map((o: any) => o.vehicle_code)).toEqual(['SDN', 'MPV7']);
     const unknownOnly = await quote(journey({ vehicle_codes: ['HOVERCRAFT'] }), p.testKey);
@@ -178,8 +164,8 @@ describe('Quoting over the API', () => {
 
   it('when the partner bills in EUR or LKR, then prices convert exactly, rounded once', async () => {
     const usd = await quote(journey());
-    const eur = await ops.partner('Euro Partner', 'EUR');
-    const eurKey = (await ops.key(eur.partner_id)).key;
+    const eur = await svc.ops.partner('Euro Partner', 'EUR');
+    const eurKey = (await svc.ops.key(eur.partner_id)).key;
     const inEur = await quote(journey(), eurKey);
     expect(inEur.body.currency).toBe('EUR');
     usd.body.offers.forEach((o: any, i: number) => {
@@ -191,7 +177,7 @@ describe('Quoting over the API', () => {
   });
 
   it('when bad input is sent, then 400 names the field and nothing is stored', async () => {
-    const before = Number((await app.db('quotes').count({ n: '*' }).first())!.n);
+    const before = Number((await svc.app.db('quotes').count({ n: '*' }).first())!.n);
     const cases: Array<[unknown, string]> = [
       [{ ...journey(), pickup: undefined }, 'pickup'],
       [journey({ passengers: { adults: 0 } }), 'passengers.adults'],
@@ -216,15 +202,15 @@ describe('Quoting over the API', () => {
     ]);
     expect(noOffset.body.error.message).toMatch(/^The request is invalid: pickup_datetime is missing its UTC offset/);
     expect((await quote(journey({ pickup_datetime: 'tomorrow' }))).body.error.details.fields[0].message).toBe('must be an RFC 3339 date-time with a UTC offset (e.g. 2026-12-01T09:30:00+05:30)');
-    expect(Number((await app.db('quotes').count({ n: '*' }).first())!.n)).toBe(before);
+    expect(Number((await svc.app.db('quotes').count({ n: '*' }).first())!.n)).toBe(before);
   });
 
   it('when quotes are long expired and unbooked, then the retention job purges them and their offers', async () => {
     const r = await quote(journey());
     const later = new Date(Date.parse(NOW) + 8 * 24 * 3600 * 1000);
-    const { quotes: purged } = await runRetention({ ...app.deps, clock: new ManualClock(later) });
+    const { quotes: purged } = await runRetention({ ...svc.app.deps, clock: new ManualClock(later) });
     expect(purged).toBeGreaterThan(0);
-    expect(await app.db('quotes').where({ quoteId: r.body.quote_id })).toHaveLength(0);
-    expect(await app.db('offers').where({ quoteId: r.body.quote_id })).toHaveLength(0);
+    expect(await svc.app.db('quotes').where({ quoteId: r.body.quote_id })).toHaveLength(0);
+    expect(await svc.app.db('offers').where({ quoteId: r.body.quote_id })).toHaveLength(0);
   });
 });

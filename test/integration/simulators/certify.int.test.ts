@@ -61,10 +61,23 @@ describe('Partner certification against the service', () => {
   afterEach(() => fs.rmSync(out, { recursive: true, force: true }));
 
   const statuses = (report: Report) => Object.fromEntries(report.requirements.map((r) => [r.id, r.status]));
+  /**
+   * A retry policy whose waits are recorded, not slept: the deployment answers each simulated fault the same however
+   * long the client waits, so these runs skip the Retry-After waits (7 s a run) and check the waits asked for instead.
+   * The CLI run below still sleeps for real.
+   */
+  const recordedWaits = () => {
+    const waits: number[] = [];
+    return { waits, retryPolicy: { sleep: async (ms: number) => void waits.push(ms) } };
+  };
 
   it('when a sandbox key is certified, then every requirement passes (partner_paused through the sandbox pause helper) and both reports are written', async () => {
     const progress: string[] = [];
-    const report = await certify({ baseUrl: app.url, key: partner.testKey, outDir: out, onProgress: (l) => progress.push(l) });
+    const { waits, retryPolicy } = recordedWaits();
+    const report = await certify({ baseUrl: app.url, key: partner.testKey, outDir: out, onProgress: (l) => progress.push(l), retryPolicy });
+    // Retry-After honoured: 2 s after each simulated 503 (two) and the 429, 1 s after the in-progress 409.
+    expect(waits.filter((ms) => ms >= 2000).length).toBeGreaterThanOrEqual(3);
+    expect(waits.some((ms) => ms >= 1000 && ms < 2000)).toBe(true);
 
     expect(report.requirements.map((r) => r.id)).toEqual(REQUIREMENTS);
     const failed = report.requirements.filter((r) => r.status === 'fail').map((r) => `${r.id}: ${r.detail}`);
@@ -169,7 +182,7 @@ describe('Partner certification against the service', () => {
   });
 
   it('when the retry requirements run, then the deployment itself answered the simulated faults, each attempt audited', async () => {
-    const report = await certify({ baseUrl: app.url, key: partner.testKey, outDir: false });
+    const report = await certify({ baseUrl: app.url, key: partner.testKey, outDir: false, retryPolicy: recordedWaits().retryPolicy });
     const retry = Object.fromEntries(report.requirements.filter((r) => r.id.startsWith('retry.')).map((r) => [r.id, r]));
     expect(retry['retry.503_backoff'].evidence.map((e) => [e.status, e.label])).toEqual([
       [503, 'attempt 1 (Sandbox-Simulate: service_unavailable)'],

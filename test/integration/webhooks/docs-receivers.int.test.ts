@@ -7,6 +7,8 @@ import { startTestApp, backend, type TestApp } from '../../support/test-app';
 import { client, type Call } from '../../support/http';
 import { operator } from '../../support/fixtures';
 import { bookTransfer, webhookDeliverer } from '../../support/webhooks';
+import { itIf } from '../../support/skip';
+import { freePort } from '../../support/net';
 
 /**
  * The receivers docs/webhooks.md shows partners, run as written against real deliveries: each must accept what the
@@ -23,19 +25,11 @@ function snippet(language: string): string {
 
 const has = (command: string) => spawnSync(command, ['--version'], { stdio: 'ignore' }).status === 0;
 
-const RECEIVERS: Array<{ language: string; file: string; available: boolean; run: (file: string, port: number) => [string, string[]] }> = [
-  { language: 'js', file: 'webhook-receiver.js', available: true, run: (file) => [process.execPath, [file]] },
-  { language: 'python', file: 'webhook_receiver.py', available: has('python3'), run: (file) => ['python3', [file]] },
-  { language: 'php', file: 'webhook_receiver.php', available: has('php'), run: (file, port) => ['php', ['-S', `127.0.0.1:${port}`, file]] },
+const RECEIVERS: Array<{ language: string; file: string; command: string; available: boolean; run: (file: string, port: number) => [string, string[]] }> = [
+  { language: 'js', file: 'webhook-receiver.js', command: 'node', available: true, run: (file) => [process.execPath, [file]] },
+  { language: 'python', file: 'webhook_receiver.py', command: 'python3', available: has('python3'), run: (file) => ['python3', [file]] },
+  { language: 'php', file: 'webhook_receiver.php', command: 'php', available: has('php'), run: (file, port) => ['php', ['-S', `127.0.0.1:${port}`, file]] },
 ];
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function listening(port: number, ms = 15_000): Promise<void> {
   const end = Date.now() + ms;
@@ -68,7 +62,7 @@ describe(`The signature checks of docs/webhooks.md (${backend})`, () => {
   });
 
   for (const r of RECEIVERS) {
-    (r.available ? it : it.skip)(`when the ${r.language} receiver is run as written, then it verifies a ping and a booking event and refuses a forgery`, async () => {
+    itIf(r.available, `\`${r.command} --version\` fails here: install ${r.command} to run the ${r.language} receiver`)(`when the ${r.language} receiver is run as written, then it verifies a ping and a booking event and refuses a forgery`, async () => {
       const p = await operator(app.url).partnerWithKeys(`Docs ${r.language} Partner`);
       const port = await freePort();
       const created = await call('POST', '/transfers/v1/webhook_endpoints', { key: p.testKey, body: { url: `http://127.0.0.1:${port}/` } });

@@ -6,6 +6,7 @@ import { ManualClock } from '../../../src/shared/clock';
 import { listEvents } from '../../../src/domain/webhooks/events';
 import { runRetention } from '../../../src/retention';
 import type { WebhookReceiver } from '../../../simulators/partner/webhook-receiver';
+import { itOnPostgres } from '../../support/skip';
 
 /**
  * Partner webhooks, the "done when" list of issue 13: signatures verify with a Standard Webhooks implementation; an
@@ -135,7 +136,7 @@ describe(`Partner webhooks (${backend})`, () => {
       expect(rx.deliveries[1].event).toMatchObject({ type: 'booking.cancelled', sequence: 2, data: { booking: cancelled.body } });
     });
 
-    (backend === 'postgres' ? it : it.skip)('when the transaction that wrote an event is still open, then no worker sees it and GET /events does not list it; at its commit both do', async () => {
+    itOnPostgres('a transaction is held open while other connections read')('when the transaction that wrote an event is still open, then no worker sees it and GET /events does not list it; at its commit both do', async () => {
       const p = await ops.partnerWithKeys('Open Transaction Partner');
       const { rx } = await endpoint(p.testKey);
       const booking = await bookTransfer(call, p.testKey);

@@ -1,0 +1,52 @@
+/**
+ * Tests that run only where the environment allows it (a PostgreSQL server, an interpreter on the PATH). Where it
+ * does not, the test is still registered, skipped, with the reason in its name (so the JSON results and a verbose
+ * run say it), and one line naming the file, the test and the reason is written to stderr, so a plain run says what
+ * it did not test and why instead of a bare "skipped" count. (Not console.warn: jest prints no console output for a
+ * file whose tests are all skipped.) Where it does, the test is registered exactly as `it` or `describe` would.
+ */
+import path from 'node:path';
+import { backend } from './test-app';
+
+type TestFn = (name: string, fn: jest.ProvidesCallback, timeout?: number) => void;
+type BlockFn = (name: string, fn: () => void) => void;
+
+const said = new Set<string>();
+
+/** The skipped test's name: its own, then why it did not run. */
+export const skippedName = (name: string, reason: string) => `${name} — skipped: ${reason}`;
+
+function say(name: string, reason: string): void {
+  const testPath = expect.getState().testPath;
+  const line = `SKIPPED ${testPath ? `${path.relative(process.cwd(), testPath)} › ` : ''}${skippedName(name, reason)}`;
+  if (said.has(line)) return;
+  said.add(line);
+  process.stderr.write(`${line}\n`);
+}
+
+/** `it` where `cond` holds; elsewhere a skipped test that says `reason`. */
+export function itIf(cond: boolean, reason: string): TestFn {
+  if (cond) return it;
+  return (name, fn, timeout) => {
+    say(name, reason);
+    it.skip(skippedName(name, reason), fn, timeout);
+  };
+}
+
+/** `describe` where `cond` holds; elsewhere a skipped block that says `reason`. */
+export function describeIf(cond: boolean, reason: string): BlockFn {
+  if (cond) return describe;
+  return (name, fn) => {
+    say(name, reason);
+    describe.skip(skippedName(name, reason), fn);
+  };
+}
+
+/** Why a test needs the PostgreSQL run: `why` says what it does that the embedded database cannot. */
+export const needsPostgres = (why: string) => `needs PostgreSQL (${why}); this run is on ${backend}: set DATABASE_URL to run it`;
+
+/** `it` on the PostgreSQL run only. */
+export const itOnPostgres = (why: string): TestFn => itIf(backend === 'postgres', needsPostgres(why));
+
+/** `describe` on the PostgreSQL run only. */
+export const describeOnPostgres = (why: string): BlockFn => describeIf(backend === 'postgres', needsPostgres(why));
