@@ -16,7 +16,9 @@ fs.mkdirSync(outDir, { recursive: true });
 
 const phases = [
   { name: 'unit', projects: ['unit'] },
-  { name: 'integration', projects: ['integration'] },
+  // Two workers: each file has its own database (a schema on PostgreSQL, an in-memory PGlite embedded), and no
+  // test asserts an upper bound on time, so files run side by side on the two cores.
+  { name: 'integration', projects: ['integration'], extra: ['--maxWorkers=2'] },
   { name: 'contract-consumer', projects: ['contract-consumer'], before: () => fs.rmSync(path.join(root, 'contracts/pacts'), { recursive: true, force: true }) },
   { name: 'contract-verify', projects: ['contract-verify'] },
   { name: 'e2e', projects: ['e2e'], extra: ['--runInBand'] },
@@ -45,7 +47,20 @@ const passthrough = process.argv.slice(2);
 let passed = 0;
 let failed = 0;
 let ok = true;
+
+// Types are checked once here (src, test, bench, simulators…): jest transpiles each file without checking it.
+if (!only || only.includes('unit')) {
+  console.log(`\n=== typecheck (${label}) ===`);
+  const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', 'tsconfig.json'], { cwd: root, stdio: 'inherit' });
+  const typed = tsc.status === 0;
+  passed += typed ? 1 : 0;
+  failed += typed ? 0 : 1;
+  ok &&= typed;
+  fs.writeFileSync(path.join(outDir, `${label}-typecheck.json`), JSON.stringify({ numPassedTests: typed ? 1 : 0, numFailedTests: typed ? 0 : 1 }));
+}
+
 for (const phase of phases) {
+  fs.mkdirSync(outDir, { recursive: true });
   phase.before?.();
   const out = path.join(outDir, `${label}-${phase.name}.json`);
   fs.rmSync(out, { force: true });

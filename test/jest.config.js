@@ -14,7 +14,9 @@ const base = {
   rootDir: root,
   testEnvironment: 'node',
   transform: {
-    '^.+\\.ts$': ['ts-jest', { tsconfig: path.join(root, 'tsconfig.json') }],
+    // Transpiled file by file (isolatedModules): the types are checked once per run instead, by scripts/test.js's
+    // typecheck step (tsc over src, test, bench…), not again in every test file's worker.
+    '^.+\\.ts$': ['ts-jest', { tsconfig: path.join(root, 'test/tsconfig.jest.json') }],
     '^.+\\.m?js$': ['ts-jest', { useESM: true, tsconfig: { allowJs: true, module: 'commonjs', target: 'ES2022', isolatedModules: true } }],
   },
   // Also when nested (pact keeps its own https-proxy-agent@9 and agent-base@9 while openapi-typescript hoists @7).
