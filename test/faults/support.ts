@@ -100,7 +100,7 @@ export function dataDir(): { env: Record<string, string>; dir: string; drop(): v
 export interface Reply {
   status: number;
   text: string;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  body: any;  
   headers: Headers;
 }
 
@@ -322,5 +322,5 @@ export const localInDays = (days: number) => new Date(Date.now() + days * 86400_
 
 export async function sim(base: string, method: string, p: string, body?: unknown) {
   const r = await fetch(`${base}/__sim${p}`, { method, headers: body === undefined ? {} : { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  return r.json() as Promise<any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  return r.json() as Promise<any>;  
 }

@@ -3,7 +3,7 @@ import OpenAPIBackend from 'openapi-backend';
 import { loadContract } from '../../src/http/surface';
 import { addContractFormats } from '../../src/http/formats';
 
-/* eslint-disable @typescript-eslint/no-explicit-any */
+ 
 type Schema = Record<string, any>;
 
 /** Values seen in responses (ids, refs), handed back to the generator so requests reach past "not found". */

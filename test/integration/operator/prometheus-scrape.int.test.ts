@@ -72,7 +72,9 @@ describe(`Prometheus scraping the service (${backend})`, () => {
     let targets = '';
     try {
       targets = JSON.stringify((await api('/api/v1/targets')).activeTargets.map((t: any) => ({ health: t.health, lastError: t.lastError })));
-    } catch {}
+    } catch {
+      // Prometheus itself unreachable: the error below says so through its log
+    }
     throw new Error(`${what}: nothing within ${WAIT_MS / 1000} s (targets: ${targets}; last error: ${last})\nprometheus log:\n${promLog}`);
   }
 

@@ -1,4 +1,4 @@
-import { startTestApp, backend, type TestApp } from '../../support/test-app';
+import { startTestApp, backend } from '../../support/test-app';
 import { client, type Call } from '../../support/http';
 import { operator } from '../../support/fixtures';
 import { bookTransfer, listedEvents, startWebhookTestApp, type WebhookTestApp } from '../../support/webhooks';
@@ -14,7 +14,6 @@ const DAY = 24 * 3600_000;
 
 describe(`Webhook endpoints (${backend})`, () => {
   let h: WebhookTestApp;
-  let app: TestApp;
   let call: Call;
   let ops: WebhookTestApp['ops'];
   let deliver: WebhookTestApp['deliver'];
@@ -23,7 +22,7 @@ describe(`Webhook endpoints (${backend})`, () => {
 
   beforeAll(async () => {
     h = await startWebhookTestApp({ clock });
-    ({ app, call, ops, deliver } = h);
+    ({ call, ops, deliver } = h);
   });
   afterAll(() => h.close());
   afterEach(() => clock.set(NOW));
