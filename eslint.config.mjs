@@ -36,7 +36,10 @@ export default tseslint.config(
   },
   {
     files: ['src/domain/**/*.ts'],
-    rules: layer(['**/http/**', '**/http', '**/adapters/**', '**/cli/**', '../**/server', '../**/launch', 'express'], 'The domain knows no HTTP, adapters or entry points: take what you need as a port.'),
+    rules: layer(
+      ['**/http/**', '**/http', '**/adapters/**', '**/cli/**', '../**/server', '../**/launch', 'express'],
+      'The domain knows no HTTP, adapters or entry points: take what you need as a port.',
+    ),
   },
   {
     files: ['src/data/**/*.ts'],
@@ -48,7 +51,7 @@ export default tseslint.config(
   },
   {
     files: ['src/adapters/**/*.ts'],
-    rules: layer(['**/http/**', '**/cli/**'], 'Adapters implement the domain\'s ports; they know no HTTP surface.'),
+    rules: layer(['**/http/**', '**/cli/**'], "Adapters implement the domain's ports; they know no HTTP surface."),
   },
   {
     files: ['src/http/**/*.ts'],

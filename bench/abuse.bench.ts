@@ -20,7 +20,13 @@ export interface AbuseFigures {
 export async function runAbuseBench(total = Number(process.env.FLOOD_REQUESTS ?? 2000)): Promise<AbuseFigures> {
   const running = await startServer({ config: loadConfig({ PORT: '0', HOST: '127.0.0.1', DATA_DIR: 'memory://', LOG_LEVEL: 'silent', NODE_ENV: 'test' }) });
   const size = async () =>
-    Number((await running.deps.db.query<{ n: string }>(`select coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint as n from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = current_schema() and c.relkind in ('r', 'm')`))[0].n);
+    Number(
+      (
+        await running.deps.db.query<{ n: string }>(
+          `select coalesce(sum(pg_total_relation_size(c.oid)), 0)::bigint as n from pg_class c join pg_namespace n on n.oid = c.relnamespace where n.nspname = current_schema() and c.relkind in ('r', 'm')`,
+        )
+      )[0].n,
+    );
   try {
     const body = JSON.stringify({ note: 'x'.repeat(60 * 1024 - 20) });
     await fetch(`${running.url}/transfers/v1/ping`);
@@ -49,6 +55,8 @@ export async function runAbuseBench(total = Number(process.env.FLOOD_REQUESTS ??
 
 if (require.main === module) {
   runAbuseBench().then((f) => {
-    console.log(`anonymous flood: ${f.requests} keyless 60 KiB POSTs from one address in ${f.seconds.toFixed(1)} s: ${f.unauthorized} × 401, ${f.limited} × 429, ${f.other} other; ${f.bytesPerRequest} bytes of database each`);
+    console.log(
+      `anonymous flood: ${f.requests} keyless 60 KiB POSTs from one address in ${f.seconds.toFixed(1)} s: ${f.unauthorized} × 401, ${f.limited} × 429, ${f.other} other; ${f.bytesPerRequest} bytes of database each`,
+    );
   });
 }

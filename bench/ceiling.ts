@@ -43,8 +43,17 @@ async function measure(spec: CeilingSpec): Promise<CeilingResult> {
   const { authVersion } = await knex('partners').where({ partnerId }).first('auth_version');
   const ctx: CeilingContext = { partnerId, keyId: 'ceilingkey01', authVersion: String(authVersion), offers: [] };
   if (spec.scenario === 'booking') {
-    await seedGrowth(knex, partnerId, { audit: 0, quotes: spec.db.kind === 'postgres' ? 8000 : 2500, bookings: 0 }, undefined, `ceil${Date.now().toString(36)}`);
-    const rows = (await knex('offers').where({ partnerId }).whereNotIn('offerId', knex('bookings').select('offer_id')).select('quote_id', 'offer_id')) as Array<{ quoteId: string; offerId: string }>;
+    await seedGrowth(
+      knex,
+      partnerId,
+      { audit: 0, quotes: spec.db.kind === 'postgres' ? 8000 : 2500, bookings: 0 },
+      undefined,
+      `ceil${Date.now().toString(36)}`,
+    );
+    const rows = (await knex('offers')
+      .where({ partnerId })
+      .whereNotIn('offerId', knex('bookings').select('offer_id'))
+      .select('quote_id', 'offer_id')) as Array<{ quoteId: string; offerId: string }>;
     ctx.offers = rows.map((r) => [r.quoteId, r.offerId]);
   }
 

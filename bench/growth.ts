@@ -18,7 +18,13 @@ export const FULL_GROWTH: GrowthSize = { audit: 1_000_000, quotes: 200_000, book
 const QUOTE_RESPONSE = JSON.stringify({
   env: 'production',
   quote_id: '0'.repeat(32),
-  offers: Array.from({ length: 8 }, (_, i) => ({ offer_id: String(i).repeat(32), vehicle: 'Standard Car or similar', price: 63.8, currency: 'USD', max_passengers: 3 })),
+  offers: Array.from({ length: 8 }, (_, i) => ({
+    offer_id: String(i).repeat(32),
+    vehicle: 'Standard Car or similar',
+    price: 63.8,
+    currency: 'USD',
+    max_passengers: 3,
+  })),
   declined: null,
 });
 

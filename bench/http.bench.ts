@@ -60,7 +60,8 @@ function positive(name: string, fallback: number, integer = false): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n))) throw new Error(`${name} must be a positive ${integer ? 'integer' : 'number'}, got ${raw}`);
+  if (!Number.isFinite(n) || n <= 0 || (integer && !Number.isInteger(n)))
+    throw new Error(`${name} must be a positive ${integer ? 'integer' : 'number'}, got ${raw}`);
   return n;
 }
 
@@ -125,7 +126,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 function gitCommit(): string | null {
   try {
     const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: REPO_ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
     return dirty ? `${sha}+dirty` : sha;
   } catch {
     return null;
@@ -139,7 +144,7 @@ async function call(url: string, init: { method: string; headers?: Record<string
     body: init.body !== undefined ? JSON.stringify(init.body) : undefined,
   });
   const text = await res.text();
-  return { status: res.status, headers: res.headers, text, body: text ? (JSON.parse(text) as any) : undefined };  
+  return { status: res.status, headers: res.headers, text, body: text ? (JSON.parse(text) as any) : undefined };
 }
 
 /** Runs a load while sampling the service's resident memory. */
@@ -228,7 +233,9 @@ export async function benchDatabase(kind: 'postgres' | 'embedded', opts: BenchOp
   const report = (r: Row) => {
     rows.push(r);
     const ceiling = r.ceiling ? `  ceiling ${fmtInt(r.ceiling.requestsPerSec).padStart(6)}/s → ${r.ratioToCeiling!.toFixed(2)}×` : '';
-    log(`  ${r.name.padEnd(34)} ${fmtInt(r.requestsPerSec).padStart(7)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(7)} ms${ceiling}${r.rssMb ? `  RSS ${r.rssMb} MB` : ''}  ${r.ok ? '' : 'FAILED '}${r.note}`);
+    log(
+      `  ${r.name.padEnd(34)} ${fmtInt(r.requestsPerSec).padStart(7)} req/s  p50 ${r.p50Ms.toFixed(2).padStart(6)} ms  p99 ${r.p99Ms.toFixed(2).padStart(7)} ms${ceiling}${r.rssMb ? `  RSS ${r.rssMb} MB` : ''}  ${r.ok ? '' : 'FAILED '}${r.note}`,
+    );
   };
   try {
     log(`\n== ${label}: ${opts.connections} connections, ${opts.warmupSeconds} s warm-up + ${opts.seconds} s measured per row ==`);
@@ -241,7 +248,15 @@ export async function benchDatabase(kind: 'postgres' | 'embedded', opts: BenchOp
 
     // 1. Baseline
     {
-      const spec: LoadSpec = { ...base, origin: echo.url, method: 'POST', path: '/echo', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(QUOTE_BODY()), expect: { status: 200, bodyIncludes: '"ok":true' } };
+      const spec: LoadSpec = {
+        ...base,
+        origin: echo.url,
+        method: 'POST',
+        path: '/echo',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify(QUOTE_BODY()),
+        expect: { status: 200, bodyIncludes: '"ok":true' },
+      };
       report(row({ id: 'echo', name: 'Baseline: bare Express 5 JSON echo', endpoint: 'POST /echo' }, await runLoad(spec), null, 'all 200'));
     }
     const baseline = rows[0].requestsPerSec;
@@ -257,7 +272,13 @@ export async function benchDatabase(kind: 'postgres' | 'embedded', opts: BenchOp
         const r = row(meta, outcome, rssMb, note);
         if (!best || r.requestsPerSec > best.requestsPerSec || !r.ok) best = { ...r, rssMb: Math.max(r.rssMb ?? 0, best?.rssMb ?? 0) };
         await sleep(300);
-        const c = await runCeiling({ db: store.ceilingDb, scenario: meta.id as ScenarioId, connections: opts.connections, warmupSeconds: opts.warmupSeconds, seconds: opts.seconds });
+        const c = await runCeiling({
+          db: store.ceilingDb,
+          scenario: meta.id as ScenarioId,
+          connections: opts.connections,
+          warmupSeconds: opts.warmupSeconds,
+          seconds: opts.seconds,
+        });
         if (!bestCeiling || c.requestsPerSec > bestCeiling.requestsPerSec) bestCeiling = c;
         await sleep(300);
       }
@@ -269,9 +290,24 @@ export async function benchDatabase(kind: 'postgres' | 'embedded', opts: BenchOp
     };
 
     // 2. Scenarios
-    await scenario({ id: 'ping', name: 'Ping', endpoint: 'GET /transfers/v1/ping' }, async () => ({ ...base, method: 'GET', path: '/transfers/v1/ping', headers: auth, expect: { status: 200, bodyIncludes: '"ok":true' } }), 'all 200');
-    const quoteSpec: LoadSpec = { ...base, method: 'POST', path: '/transfers/v1/quotes', headers: json, body: JSON.stringify(QUOTE_BODY()), expect: { status: 200, bodyIncludes: '"declined":null' } };
-    await scenario({ id: 'quote', name: 'Quote (CMB → Kandy, 8 offers)', endpoint: 'POST /transfers/v1/quotes' }, async () => quoteSpec, 'all 200 with 8 offers');
+    await scenario(
+      { id: 'ping', name: 'Ping', endpoint: 'GET /transfers/v1/ping' },
+      async () => ({ ...base, method: 'GET', path: '/transfers/v1/ping', headers: auth, expect: { status: 200, bodyIncludes: '"ok":true' } }),
+      'all 200',
+    );
+    const quoteSpec: LoadSpec = {
+      ...base,
+      method: 'POST',
+      path: '/transfers/v1/quotes',
+      headers: json,
+      body: JSON.stringify(QUOTE_BODY()),
+      expect: { status: 200, bodyIncludes: '"declined":null' },
+    };
+    await scenario(
+      { id: 'quote', name: 'Quote (CMB → Kandy, 8 offers)', endpoint: 'POST /transfers/v1/quotes' },
+      async () => quoteSpec,
+      'all 200 with 8 offers',
+    );
     const poolSize = () => Math.ceil(rows.find((r) => r.id === 'quote')!.requestsPerSec * (opts.seconds + opts.warmupSeconds) * 1.3) + 200;
     const bookingSpec = (offers: Array<[string, string]>, prefix: string): LoadSpec => ({
       ...base,
@@ -292,21 +328,51 @@ export async function benchDatabase(kind: 'postgres' | 'embedded', opts: BenchOp
       const body = { quote_id: offer[0], offer_id: offer[1], partner_reference: key, ...BOOKING_TEMPLATE };
       const first = await call(`${svc.url}/transfers/v1/bookings`, { method: 'POST', headers: { ...auth, 'Idempotency-Key': key }, body });
       if (first.status !== 201) throw new Error(`replay set-up: ${first.status} ${first.text.slice(0, 300)}`);
-      const spec: LoadSpec = { ...base, method: 'POST', path: '/transfers/v1/bookings', headers: { ...json, 'Idempotency-Key': key }, body: JSON.stringify(body), expect: { status: 200, header: { name: 'Idempotent-Replayed', value: 'true' } } };
-      await scenario({ id: 'replay', name: 'Booking replay (same key and body)', endpoint: 'POST /transfers/v1/bookings' }, async () => spec, 'all 200 + Idempotent-Replayed');
+      const spec: LoadSpec = {
+        ...base,
+        method: 'POST',
+        path: '/transfers/v1/bookings',
+        headers: { ...json, 'Idempotency-Key': key },
+        body: JSON.stringify(body),
+        expect: { status: 200, header: { name: 'Idempotent-Replayed', value: 'true' } },
+      };
+      await scenario(
+        { id: 'replay', name: 'Booking replay (same key and body)', endpoint: 'POST /transfers/v1/bookings' },
+        async () => spec,
+        'all 200 + Idempotent-Replayed',
+      );
     }
     {
       const raw = JSON.stringify(SEARCH_BODY());
       const signature = signMarketplaceRequest(`${MP_IN_URL}/search/`, raw, MP_KEY);
-      const spec: LoadSpec = { ...base, method: 'POST', path: '/marketplace/search/', headers: { 'Content-Type': 'application/json', PrivateKey: signature }, body: raw, expect: { status: 200, bodyIncludes: '"price_mark"' } };
-      await scenario({ id: 'search', name: 'Marketplace search (signed)', endpoint: 'POST /marketplace/search/' }, async () => spec, 'all 200 with price marks');
+      const spec: LoadSpec = {
+        ...base,
+        method: 'POST',
+        path: '/marketplace/search/',
+        headers: { 'Content-Type': 'application/json', PrivateKey: signature },
+        body: raw,
+        expect: { status: 200, bodyIncludes: '"price_mark"' },
+      };
+      await scenario(
+        { id: 'search', name: 'Marketplace search (signed)', endpoint: 'POST /marketplace/search/' },
+        async () => spec,
+        'all 200 with price marks',
+      );
     }
 
     const booking = rows.find((r) => r.id === 'booking')!;
     const replay = rows.find((r) => r.id === 'replay')!;
-    checks.push({ name: 'a replay is at least as fast as a fresh booking', ok: replay.requestsPerSec >= booking.requestsPerSec, detail: `replay ${fmtInt(replay.requestsPerSec)} req/s vs booking ${fmtInt(booking.requestsPerSec)} req/s` });
+    checks.push({
+      name: 'a replay is at least as fast as a fresh booking',
+      ok: replay.requestsPerSec >= booking.requestsPerSec,
+      detail: `replay ${fmtInt(replay.requestsPerSec)} req/s vs booking ${fmtInt(booking.requestsPerSec)} req/s`,
+    });
     const peakRssMb = memory(svc.pid).peakMb;
-    checks.push({ name: 'the service stays under 300 MB resident', ok: kind === 'embedded' || peakRssMb < 300, detail: `peak ${peakRssMb} MB${kind === 'embedded' ? ' (the embedded database lives in the same process)' : ''}` });
+    checks.push({
+      name: 'the service stays under 300 MB resident',
+      ok: kind === 'embedded' || peakRssMb < 300,
+      detail: `peak ${peakRssMb} MB${kind === 'embedded' ? ' (the embedded database lives in the same process)' : ''}`,
+    });
 
     let growth: DatabaseReport['growth'];
     if (kind === 'postgres' && opts.growth) growth = await grow(opts, store, svc, partnerId, rows, [quoteSpec, bookingSpec], json, checks, log);
@@ -345,7 +411,9 @@ async function grow(
   checks: DatabaseReport['checks'],
   log: (line: string) => void,
 ): Promise<DatabaseReport['growth']> {
-  log(`\n  growth: seeding ${fmtInt(FULL_GROWTH.audit)} audit rows, ${fmtInt(FULL_GROWTH.quotes)} quotes (8 offers each), ${fmtInt(FULL_GROWTH.bookings)} bookings…`);
+  log(
+    `\n  growth: seeding ${fmtInt(FULL_GROWTH.audit)} audit rows, ${fmtInt(FULL_GROWTH.quotes)} quotes (8 offers each), ${fmtInt(FULL_GROWTH.bookings)} bookings…`,
+  );
   // The seeding and the maintenance after it (a vacuum of millions of rows) take longer than the service's 15 s limit.
   const config = loadConfig({ ...store.env, LOG_LEVEL: 'silent', NODE_ENV: 'production', OPERATOR_TOKEN, DATABASE_STATEMENT_TIMEOUT_MS: '600000' });
   const knex = makeKnex(config);
@@ -369,19 +437,43 @@ async function grow(
   };
   await best({ id: 'quote', name: 'Quote, grown database', endpoint: 'POST /transfers/v1/quotes' }, async () => quoteSpec, 'all 200 with 8 offers');
   const poolSize = Math.ceil(rows.find((r) => r.id === 'booking')!.requestsPerSec * (opts.seconds + opts.warmupSeconds) * 1.3) + 200;
-  await best({ id: 'booking', name: 'Booking, grown database', endpoint: 'POST /transfers/v1/bookings' }, async () => bookingSpec(await offerPool(svc.url, json, poolSize), `GROWN-${randomBytes(3).toString('hex')}`), 'all 201');
+  await best(
+    { id: 'booking', name: 'Booking, grown database', endpoint: 'POST /transfers/v1/bookings' },
+    async () => bookingSpec(await offerPool(svc.url, json, poolSize), `GROWN-${randomBytes(3).toString('hex')}`),
+    'all 201',
+  );
   const p50Ratio: Record<string, number> = {};
   for (const g of grown) {
     const empty = rows.find((r) => r.id === g.id)!;
     p50Ratio[g.id] = round(g.p50Ms / empty.p50Ms);
-    log(`  ${g.name.padEnd(34)} ${fmtInt(g.requestsPerSec).padStart(7)} req/s  p50 ${g.p50Ms.toFixed(2).padStart(6)} ms (empty ${empty.p50Ms.toFixed(2)} ms → ${p50Ratio[g.id].toFixed(2)}×)`);
-    checks.push({ name: `${g.id} p50 on the grown database within 1.2× of the empty one`, ok: p50Ratio[g.id] <= 1.2, detail: `${g.p50Ms} ms vs ${empty.p50Ms} ms (${p50Ratio[g.id]}×)` });
+    log(
+      `  ${g.name.padEnd(34)} ${fmtInt(g.requestsPerSec).padStart(7)} req/s  p50 ${g.p50Ms.toFixed(2).padStart(6)} ms (empty ${empty.p50Ms.toFixed(2)} ms → ${p50Ratio[g.id].toFixed(2)}×)`,
+    );
+    checks.push({
+      name: `${g.id} p50 on the grown database within 1.2× of the empty one`,
+      ok: p50Ratio[g.id] <= 1.2,
+      detail: `${g.p50Ms} ms vs ${empty.p50Ms} ms (${p50Ratio[g.id]}×)`,
+    });
   }
 
   // Every statement of every path, explained on the grown tables.
   const mp = await startMarketplaceSim({ userId: '1001', privateKey: MP_KEY, port: 0 });
   const inProcess = await startServer({
-    config: loadConfig({ ...store.env, NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', OPERATOR_TOKEN, DATA_DIR: 'memory://', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', MARKETPLACE_URL: mp.url, MARKETPLACE_USER_ID: '1001', MARKETPLACE_PRIVATE_KEY: MP_KEY, MARKETPLACE_CALLBACK_TOKEN: 'bench-callback-token-0123456789abcdef', MARKETPLACE_IN_URL: MP_IN_URL }),
+    config: loadConfig({
+      ...store.env,
+      NODE_ENV: 'production',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      OPERATOR_TOKEN,
+      DATA_DIR: 'memory://',
+      WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
+      MARKETPLACE_URL: mp.url,
+      MARKETPLACE_USER_ID: '1001',
+      MARKETPLACE_PRIVATE_KEY: MP_KEY,
+      MARKETPLACE_CALLBACK_TOKEN: 'bench-callback-token-0123456789abcdef',
+      MARKETPLACE_IN_URL: MP_IN_URL,
+    }),
     db: knex,
     clock: systemClock,
     outboxWorker: false,
@@ -397,7 +489,10 @@ async function grow(
       seedOrder: async (order) => void mp.sim.seedOrder(order as never),
       deliver: async () => {
         await deliverDueOnce(inProcess.deps, client, { baseDelayMs: 1 });
-        await deliverChannelOnce(inProcess.deps, webhookChannel(inProcess.deps, new HttpWebhookSender({ timeoutMs: 2000, resolve: inProcess.deps.resolveHost })));
+        await deliverChannelOnce(
+          inProcess.deps,
+          webhookChannel(inProcess.deps, new HttpWebhookSender({ timeoutMs: 2000, resolve: inProcess.deps.resolveHost })),
+        );
       },
       retention: () => runRetention(inProcess.deps),
     });
@@ -408,7 +503,11 @@ async function grow(
     await knex.destroy();
   }
   log(`  query plans: ${plans.explained} distinct statements explained; ${plans.violations.length} sequential scans of large tables`);
-  checks.push({ name: 'no statement scans a large table sequentially (grown database)', ok: plans.violations.length === 0, detail: `${plans.explained} statements explained${plans.violations.length ? `: ${JSON.stringify(plans.violations).slice(0, 500)}` : ''}` });
+  checks.push({
+    name: 'no statement scans a large table sequentially (grown database)',
+    ok: plans.violations.length === 0,
+    detail: `${plans.explained} statements explained${plans.violations.length ? `: ${JSON.stringify(plans.violations).slice(0, 500)}` : ''}`,
+  });
   return { seeded: FULL_GROWTH, rows: grown, p50Ratio, plans };
 }
 
@@ -427,7 +526,13 @@ export async function runHttpBench(opts: BenchOptions = optionsFromEnv(), log: (
     generatedAt: new Date().toISOString(),
     commit: gitCommit(),
     settings,
-    machine: { cpus: os.availableParallelism(), cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown', node: process.version, os: `${os.type()} ${os.release()} ${os.arch()}`, postgres },
+    machine: {
+      cpus: os.availableParallelism(),
+      cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown',
+      node: process.version,
+      os: `${os.type()} ${os.release()} ${os.arch()}`,
+      postgres,
+    },
     databases,
     ok: databases.every((d) => d.rows.every((r) => r.ok) && d.checks.every((c) => c.ok)),
   };

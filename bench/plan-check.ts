@@ -31,7 +31,8 @@ export function capture(db: Database): { stop(): Captured[] } {
   };
 }
 
-const NOT_PLANNABLE = /^\s*(begin|commit|rollback|savepoint|release|set |reset |select pg_advisory|select 1$|select version|show |create |drop |alter |analyze)/i;
+const NOT_PLANNABLE =
+  /^\s*(begin|commit|rollback|savepoint|release|set |reset |select pg_advisory|select 1$|select version|show |create |drop |alter |analyze)/i;
 
 /** knex writes `?` where the driver wants `$n` (outside quoted text). */
 function native(text: string): string {
@@ -48,10 +49,11 @@ export interface Violation {
 /** Sequential scans of tables with at least `minRows` rows, per statement. */
 export async function sequentialScans(db: Database, captured: Captured[], minRows: number): Promise<{ explained: number; violations: Violation[] }> {
   const sizes = new Map<string, number>(
-    (await db.query<{ name: string; rows: string }>(`select c.relname as name, c.reltuples::bigint as rows from pg_class c where c.relnamespace = current_schema()::regnamespace and c.relkind in ('r', 'p')`)).map((r) => [
-      r.name,
-      Number(r.rows),
-    ]),
+    (
+      await db.query<{ name: string; rows: string }>(
+        `select c.relname as name, c.reltuples::bigint as rows from pg_class c where c.relnamespace = current_schema()::regnamespace and c.relkind in ('r', 'p')`,
+      )
+    ).map((r) => [r.name, Number(r.rows)]),
   );
   const violations: Violation[] = [];
   let explained = 0;
@@ -105,13 +107,16 @@ export async function exerciseEveryPath(s: Surfaces): Promise<void> {
     const raw = body === undefined ? '' : JSON.stringify(body);
     return fetch(`${s.serviceUrl}${s.marketplace.mount}${path}`, {
       method,
-      headers: { PrivateKey: signMarketplaceRequest(`${s.marketplace.inUrl}${path}`, raw, s.marketplace.privateKey), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
+      headers: {
+        PrivateKey: signMarketplaceRequest(`${s.marketplace.inUrl}${path}`, raw, s.marketplace.privateKey),
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
       body: body === undefined ? undefined : raw,
     }).then(async (r) => ({ status: r.status, body: await r.json() }));
   };
   const must = (r: { status: number; body?: unknown }, ...ok: number[]) => {
     if (!ok.includes(r.status)) throw new Error(`unexpected ${r.status}: ${JSON.stringify(r.body).slice(0, 300)}`);
-    return r.body as any;  
+    return r.body as any;
   };
 
   // Operators: the token (a wrong one is counted, a right one clears the count), partners, keys, vocabulary.
@@ -144,15 +149,29 @@ export async function exerciseEveryPath(s: Surfaces): Promise<void> {
     must(await call('POST', '/transfers/v1/quotes', { key, body: { ...journey, vehicle_codes: ['SEDAN'] } }), 200);
     const q = must(await call('POST', '/transfers/v1/quotes', { key, body: journey }), 200);
     must(await call('POST', '/transfers/v1/quotes', { key, body: { ...journey, pickup_datetime: new Date(Date.now() + 3600_000).toISOString() } }), 200);
-    const booking = (offer: string, ref: string) => ({ quote_id: q.quote_id, offer_id: offer, partner_reference: ref, passenger: { first_name: 'Plan', last_name: 'Check' }, passengers: { adults: 2, luggage: 2 }, flight_number: 'UL504' });
+    const booking = (offer: string, ref: string) => ({
+      quote_id: q.quote_id,
+      offer_id: offer,
+      partner_reference: ref,
+      passenger: { first_name: 'Plan', last_name: 'Check' },
+      passengers: { adults: 2, luggage: 2 },
+      flight_number: 'UL504',
+    });
     const ref = `PC-${randomBytes(3).toString('hex')}`;
-    const b = must(await call('POST', '/transfers/v1/bookings', { key, body: booking(q.offers[0].offer_id, ref), headers: { 'Idempotency-Key': `${ref}-k` } }), 201);
+    const b = must(
+      await call('POST', '/transfers/v1/bookings', { key, body: booking(q.offers[0].offer_id, ref), headers: { 'Idempotency-Key': `${ref}-k` } }),
+      201,
+    );
     must(await call('POST', '/transfers/v1/bookings', { key, body: booking(q.offers[0].offer_id, ref), headers: { 'Idempotency-Key': `${ref}-k` } }), 200);
     must(await call('POST', '/transfers/v1/bookings', { key, body: booking(q.offers[0].offer_id, ref) }), 200);
     must(await call('POST', '/transfers/v1/bookings', { key, body: booking(q.offers[0].offer_id, `${ref}-2`) }), 409);
     must(await call('POST', '/transfers/v1/bookings', { key, body: booking('0'.repeat(32), `${ref}-3`) }), 404);
     // A race for one offer: the optimistic path loses, the careful one decides.
-    await Promise.all([1, 2, 3].map((i) => call('POST', '/transfers/v1/bookings', { key, body: booking(q.offers[1].offer_id, `${ref}-r${i}`), headers: { 'Idempotency-Key': `${ref}-r${i}` } })));
+    await Promise.all(
+      [1, 2, 3].map((i) =>
+        call('POST', '/transfers/v1/bookings', { key, body: booking(q.offers[1].offer_id, `${ref}-r${i}`), headers: { 'Idempotency-Key': `${ref}-r${i}` } }),
+      ),
+    );
     must(await call('GET', `/transfers/v1/bookings/${b.booking_ref}`, { key }), 200);
     must(await call('POST', `/transfers/v1/bookings/${b.booking_ref}/cancel`, { key }), 200);
     if (key === test.key) {
@@ -174,7 +193,15 @@ export async function exerciseEveryPath(s: Surfaces): Promise<void> {
   must(await signed('GET', `/search/${van.vehicle_id}/${van.price_mark}/`), 200);
   must(await signed('POST', '/search/standard_van/', search), 200);
   const orderId = `PC-${randomBytes(4).toString('hex')}`;
-  const order = { ...search, order_id: orderId, vehicle_id: 'standard_van', price_mark: van.price_mark, price: van.price, currency: 'EUR', customer: { name: 'Plan Check' } };
+  const order = {
+    ...search,
+    order_id: orderId,
+    vehicle_id: 'standard_van',
+    price_mark: van.price_mark,
+    price: van.price,
+    currency: 'EUR',
+    customer: { name: 'Plan Check' },
+  };
   must(await signed('POST', '/booking/', order), 200);
   must(await signed('POST', '/booking/update/', { order_id: orderId, flight_number: 'QR662' }), 200);
   must(await signed('POST', '/booking/confirm/', { order_id: orderId }), 200);
@@ -188,7 +215,8 @@ export async function exerciseEveryPath(s: Surfaces): Promise<void> {
   await s.deliver();
   const outbox = must(await call('GET', '/ops/v1/outbox?status=pending&limit=10', { op: true }), 200);
   must(await call('GET', `/ops/v1/outbox?order_id=${orderId}`, { op: true }), 200);
-  for (const q of ['status=attention&kind=webhook', `partner_id=${pid}`, `endpoint_id=${hook.id}&status=retrying`]) must(await call('GET', `/ops/v1/outbox?${q}`, { op: true }), 200);
+  for (const q of ['status=attention&kind=webhook', `partner_id=${pid}`, `endpoint_id=${hook.id}&status=retrying`])
+    must(await call('GET', `/ops/v1/outbox?${q}`, { op: true }), 200);
   must(await call('GET', `/ops/v1/webhook_endpoints?partner_id=${pid}`, { op: true }), 200);
   must(await call('GET', '/ops/v1/webhook_endpoints?status=disabled&env=sandbox', { op: true }), 200);
   must(await call('POST', `/ops/v1/webhook_endpoints/${hook.id}/disable`, { op: true, body: { reason: 'plan check' } }), 200);
@@ -198,7 +226,17 @@ export async function exerciseEveryPath(s: Surfaces): Promise<void> {
   if (any.data[0] && any.data[0].status !== 'delivered') must(await call('POST', `/ops/v1/outbox/${any.data[0].id}/retry`, { op: true }), 200);
   void outbox;
   const since = new Date(Date.now() - 3600_000).toISOString();
-  for (const q of [`request_id=req_x`, `partner_id=${pid}`, 'path=/transfers/v1/bookings', 'surface=marketplace', 'direction=outbound', `from=${since}`, `from=${since}&to=${new Date().toISOString()}`, 'before_id=1000', 'limit=5']) {
+  for (const q of [
+    `request_id=req_x`,
+    `partner_id=${pid}`,
+    'path=/transfers/v1/bookings',
+    'surface=marketplace',
+    'direction=outbound',
+    `from=${since}`,
+    `from=${since}&to=${new Date().toISOString()}`,
+    'before_id=1000',
+    'limit=5',
+  ]) {
     must(await call('GET', `/ops/v1/audit?${q}`, { op: true }), 200);
   }
   must(await call('POST', `/ops/v1/keys/${test.key_id}/revoke`, { op: true }), 200);

@@ -87,7 +87,13 @@ const stopper = (child: ChildProcess) => () =>
 export async function startService(env: Record<string, string>): Promise<Child> {
   const main = path.join(REPO_ROOT, 'dist/src/main.js');
   if (!fs.existsSync(main)) throw new Error(`${main} is missing: npm run bench builds it`);
-  const child = track(spawn(process.execPath, [main], { cwd: REPO_ROOT, env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env }, stdio: ['ignore', 'pipe', 'pipe'] }));
+  const child = track(
+    spawn(process.execPath, [main], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    }),
+  );
   const port = await listening(child, /listening on port (\d+)/, 'the service');
   return { url: `http://127.0.0.1:${port}`, pid: child.pid!, stop: stopper(child) };
 }

@@ -11,11 +11,33 @@ import { quoteJourney, type QuoteRequest } from '../src/domain/pricing/price-jou
 const TARGET_QUOTES_PER_SEC = 20_000;
 const seconds = Number(process.argv.find((a) => a.startsWith('--seconds='))?.split('=')[1] ?? 3);
 
-const airports: PlaceInput[] = [{ iata: 'CMB' }, { iata: 'cmb' }, { name: 'Bandaranaike International Airport' }, { name: 'Colombo Airport' }, { iata: 'HRI' }, { name: 'Katunayake' }];
+const airports: PlaceInput[] = [
+  { iata: 'CMB' },
+  { iata: 'cmb' },
+  { name: 'Bandaranaike International Airport' },
+  { name: 'Colombo Airport' },
+  { iata: 'HRI' },
+  { name: 'Katunayake' },
+];
 const names: PlaceInput[] = [
-  { name: 'Kandy' }, { name: 'Galle' }, { name: 'Ella' }, { name: 'Nuwara Eliya' }, { name: 'Sigiriya' }, { name: 'Mirissa' },
-  { name: 'Trinco' }, { name: 'Arugam Bay' }, { name: 'Negombo' }, { name: 'Hikkaduwa' }, { name: 'NUWARA-ELIYA' }, { name: 'Unawatuna' },
-  { name: 'Yala' }, { name: 'Dambulla' }, { name: 'Bentota' }, { name: 'Pasikudah' }, { name: 'Anuradhapura' }, { name: 'Jaffna' },
+  { name: 'Kandy' },
+  { name: 'Galle' },
+  { name: 'Ella' },
+  { name: 'Nuwara Eliya' },
+  { name: 'Sigiriya' },
+  { name: 'Mirissa' },
+  { name: 'Trinco' },
+  { name: 'Arugam Bay' },
+  { name: 'Negombo' },
+  { name: 'Hikkaduwa' },
+  { name: 'NUWARA-ELIYA' },
+  { name: 'Unawatuna' },
+  { name: 'Yala' },
+  { name: 'Dambulla' },
+  { name: 'Bentota' },
+  { name: 'Pasikudah' },
+  { name: 'Anuradhapura' },
+  { name: 'Jaffna' },
 ];
 const hotels: PlaceInput[] = [
   { name: 'Cinnamon Grand, 77 Galle Road, Colombo 03' },
@@ -30,8 +52,13 @@ const hotels: PlaceInput[] = [
   { name: 'Amangalla, 10 Church Street, Galle Fort' },
 ];
 const points: PlaceInput[] = [
-  { lat: 7.2906, lon: 80.6336 }, { lat: 6.0269, lon: 80.2168, name: 'Galle Fort villa' }, { lat: 6.8756, lon: 81.0463 },
-  { lat: 5.9466, lon: 80.4583 }, { lat: 6.9, lon: 79.86 }, { lat: 7.95, lon: 80.75, name: 'Sigiriya homestay' }, { lat: 8.99, lon: 79.88 },
+  { lat: 7.2906, lon: 80.6336 },
+  { lat: 6.0269, lon: 80.2168, name: 'Galle Fort villa' },
+  { lat: 6.8756, lon: 81.0463 },
+  { lat: 5.9466, lon: 80.4583 },
+  { lat: 6.9, lon: 79.86 },
+  { lat: 7.95, lon: 80.75, name: 'Sigiriya homestay' },
+  { lat: 8.99, lon: 79.88 },
 ];
 const awkward: PlaceInput[] = [{ name: 'Hotel California' }, { name: 'Kandy to Galle' }, { lat: 13.08, lon: 80.27 }, { name: 'Hikkaduwwa' }];
 
@@ -49,7 +76,15 @@ function buildRequests(): QuoteRequest[] {
     if (i % 10 < 6) [pickup, dropoff] = i % 2 === 0 ? [airport, other] : [other, airport];
     else if (i % 10 < 9) [pickup, dropoff] = [other, ends[(i * 13 + 5) % ends.length]];
     else [pickup, dropoff] = [awkward[Math.floor(i / 10) % awkward.length], other];
-    out.push({ pickup, dropoff, adults: 1 + (i % 6), luggage: i % 5, currency: currencies[i % currencies.length], fx, ...(i % 8 === 0 ? { vehicleFilter: ['standard_car', 'standard_van', 'suv'] } : {}) });
+    out.push({
+      pickup,
+      dropoff,
+      adults: 1 + (i % 6),
+      luggage: i % 5,
+      currency: currencies[i % currencies.length],
+      fx,
+      ...(i % 8 === 0 ? { vehicleFilter: ['standard_car', 'standard_van', 'suv'] } : {}),
+    });
   }
   return out;
 }
@@ -78,7 +113,9 @@ function measure(label: string, requests: readonly QuoteRequest[], op: (r: Quote
 
 function report(label: string, m: Measurement): number {
   const perSec = m.ops / m.elapsedSec;
-  console.log(`${label.padEnd(34)} ${Math.round(perSec).toLocaleString('en-US').padStart(12)} ops/s ${((1e6 * m.elapsedSec) / m.ops).toFixed(2).padStart(8)} µs/op`);
+  console.log(
+    `${label.padEnd(34)} ${Math.round(perSec).toLocaleString('en-US').padStart(12)} ops/s ${((1e6 * m.elapsedSec) / m.ops).toFixed(2).padStart(8)} µs/op`,
+  );
   return perSec;
 }
 
@@ -86,7 +123,9 @@ function main(): void {
   const requests = buildRequests();
   const outcomes = requests.map((r) => quoteJourney(r));
   const declines = outcomes.filter((o) => !o.ok).length;
-  console.log(`quote-engine bench: node ${process.version}, ${requests.length} distinct requests (${declines} decline), ${seconds}s per run after 1s warm-up, one core`);
+  console.log(
+    `quote-engine bench: node ${process.version}, ${requests.length} distinct requests (${declines} decline), ${seconds}s per run after 1s warm-up, one core`,
+  );
 
   const baseline = measure('baseline', requests, (r) => JSON.stringify(JSON.parse(JSON.stringify(r))).length);
   const quotes = measure('quotes', requests, (r) => {
@@ -96,7 +135,7 @@ function main(): void {
 
   report('baseline JSON.parse+stringify', baseline);
   const qps = report('resolve + route + price (quote)', quotes);
-  console.log(`quote costs ${((baseline.ops / baseline.elapsedSec) / qps).toFixed(1)}× the JSON round trip of its own request`);
+  console.log(`quote costs ${(baseline.ops / baseline.elapsedSec / qps).toFixed(1)}× the JSON round trip of its own request`);
   console.log(`target ≥ ${TARGET_QUOTES_PER_SEC.toLocaleString('en-US')} quotes/s: ${qps >= TARGET_QUOTES_PER_SEC ? 'met' : 'NOT met'}`);
   if (qps < TARGET_QUOTES_PER_SEC) process.exitCode = 1;
 }

@@ -6,8 +6,7 @@ import { fmtInt, RESULTS_DIR, type BenchReport, type DatabaseReport } from './ht
 const TARGETS: Record<string, string> = { quote: '≥ 0.6', booking: '≥ 0.5', replay: '≥ booking' };
 
 export function databaseTable(d: DatabaseReport): string {
-  const head =
-    '| Scenario | req/s | p50 ms | p99 ms | ceiling req/s | × ceiling | target | × baseline | RSS MB |\n|---|--:|--:|--:|--:|--:|:-:|--:|--:|';
+  const head = '| Scenario | req/s | p50 ms | p99 ms | ceiling req/s | × ceiling | target | × baseline | RSS MB |\n|---|--:|--:|--:|--:|--:|:-:|--:|--:|';
   const rows = d.rows.map((r) =>
     [
       `${r.ok ? '' : '**FAILED** '}${r.name}`,
@@ -84,7 +83,9 @@ export function svgChart(r: BenchReport): string {
     out.push(`<text x="${x0}" y="20" font-size="14" font-weight="bold">${esc(title)}</text>`);
     for (const m of marks) {
       const x = x0 + left + (m / max) * plotW;
-      out.push(`<line x1="${x}" y1="30" x2="${x}" y2="${panelH}" stroke="#bbb" stroke-dasharray="3,3"/><text x="${x}" y="${panelH + 14}" font-size="11" text-anchor="middle" fill="#555">${m}</text>`);
+      out.push(
+        `<line x1="${x}" y1="30" x2="${x}" y2="${panelH}" stroke="#bbb" stroke-dasharray="3,3"/><text x="${x}" y="${panelH + 14}" font-size="11" text-anchor="middle" fill="#555">${m}</text>`,
+      );
     }
     scenarios.forEach((id, i) => {
       const y0 = 36 + i * groupH;
@@ -103,14 +104,19 @@ export function svgChart(r: BenchReport): string {
   panel(width / 2, 'Service ÷ baseline (bare Express echo)', (d, id) => rowOf(d, id)?.ratioToBaseline, 0.5, 0.1);
   const legendY = panelH + 36;
   r.databases.forEach((d, j) => {
-    out.push(`<rect x="${left + j * 260}" y="${legendY - 10}" width="12" height="12" fill="${colours[j % 2]}"/><text x="${left + j * 260 + 18}" y="${legendY}" font-size="12">${esc(d.label)}</text>`);
+    out.push(
+      `<rect x="${left + j * 260}" y="${legendY - 10}" width="12" height="12" fill="${colours[j % 2]}"/><text x="${left + j * 260 + 18}" y="${legendY}" font-size="12">${esc(d.label)}</text>`,
+    );
   });
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${width + 60}" height="${legendY + 16}" font-family="sans-serif" role="img" aria-label="Benchmark ratios">\n<rect width="100%" height="100%" fill="white"/>\n${out.join('\n')}\n</svg>\n`;
 }
 
 export function writeResults(r: BenchReport, engine?: { output: string; exitCode: number | null }): void {
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  fs.writeFileSync(path.join(RESULTS_DIR, 'latest.json'), `${JSON.stringify({ ...r, ...(engine ? { engine: { exitCode: engine.exitCode, output: engine.output.trim().split('\n') } } : {}) }, null, 2)}\n`);
+  fs.writeFileSync(
+    path.join(RESULTS_DIR, 'latest.json'),
+    `${JSON.stringify({ ...r, ...(engine ? { engine: { exitCode: engine.exitCode, output: engine.output.trim().split('\n') } } : {}) }, null, 2)}\n`,
+  );
   fs.writeFileSync(path.join(RESULTS_DIR, 'latest.md'), markdownReport(r, engine));
   fs.writeFileSync(path.join(RESULTS_DIR, 'ratios.svg'), svgChart(r));
 }

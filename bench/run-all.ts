@@ -13,7 +13,9 @@ import { runAbuseBench } from './abuse.bench';
 
 function runEngineBench(): Promise<{ output: string; exitCode: number | null }> {
   const secs = process.env.BENCH_ENGINE_SECONDS;
-  const child = spawn(process.execPath, [path.join(__dirname, 'quote-engine.bench.js'), ...(secs ? [`--seconds=${secs}`] : [])], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [path.join(__dirname, 'quote-engine.bench.js'), ...(secs ? [`--seconds=${secs}`] : [])], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   const take = (chunk: Buffer, to: NodeJS.WriteStream) => {
     output += chunk.toString('utf8');

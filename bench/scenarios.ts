@@ -23,7 +23,12 @@ export const SCENARIOS: ScenarioId[] = ['ping', 'quote', 'booking', 'replay', 's
 export const pickupInDays = (days: number) => `${new Date(Date.now() + days * 86400_000).toISOString().slice(0, 10)}T09:30:00+05:30`;
 export const localInDays = (days: number) => new Date(Date.now() + days * 86400_000 + 5.5 * 3600_000).toISOString().replace('T', ' ').slice(0, 11) + '09:30:00';
 
-export const QUOTE_BODY = () => ({ pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: pickupInDays(3), passengers: { adults: 2, luggage: 2 } });
+export const QUOTE_BODY = () => ({
+  pickup: { iata: 'CMB' },
+  dropoff: { name: 'Kandy' },
+  pickup_datetime: pickupInDays(3),
+  passengers: { adults: 2, luggage: 2 },
+});
 export const SEARCH_BODY = () => ({ from: { iata: 'CMB' }, to: { name: 'Kandy' }, date: localInDays(3), adults: 2, luggage: 2 });
 export const BOOKING_TEMPLATE = {
   passenger: { first_name: 'Ayesha', last_name: 'Perera', email: 'ayesha@example.com', phone: '+94771234567' },
@@ -83,17 +88,32 @@ export async function ceilingStatement(id: ScenarioId, c: CeilingContext): Promi
     case 'quote': {
       const input = QUOTE_BODY();
       const { quote, write } = await createQuote(PARTNER(c), 'production', input, { now, fx: FX });
-      return auditedStatement(combine(write, still), entry('/transfers/v1/quotes', 'POST', 200, input, JSON.stringify({ env: 'production', ...quote }), c.partnerId));
+      return auditedStatement(
+        combine(write, still),
+        entry('/transfers/v1/quotes', 'POST', 200, input, JSON.stringify({ env: 'production', ...quote }), c.partnerId),
+      );
     }
     case 'booking': {
       const [quoteId, offerId] = c.offers.pop()!;
       const ref = `CEIL-${randomBytes(5).toString('hex')}`;
       const input = { quote_id: quoteId, offer_id: offerId, partner_reference: ref, ...BOOKING_TEMPLATE };
       const offer = {
-        offerId, quoteId, vehicle: 'standard_car', vehicleCode: 'standard_car', vehicleName: 'Standard Car or similar', maxPassengers: 3, maxLuggage: 3,
-        amountMinor: 6380, currency: 'USD' as const, expiresAt: new Date(now.getTime() + 600_000), journeyType: 'arrival' as const,
-        pickup: { name: 'Bandaranaike International Airport', iata: 'CMB', lat: 7.174016, lon: 79.887887 }, dropoff: { name: 'Kandy', lat: 7.2906, lon: 80.6337 },
-        pickupAt: new Date(now.getTime() + 3 * 86400_000), request: { pickup: { iata: 'CMB' } as { name?: string }, dropoff: { name: 'Kandy' }, pickup_datetime: pickupInDays(3) }, durationMin: 150,
+        offerId,
+        quoteId,
+        vehicle: 'standard_car',
+        vehicleCode: 'standard_car',
+        vehicleName: 'Standard Car or similar',
+        maxPassengers: 3,
+        maxLuggage: 3,
+        amountMinor: 6380,
+        currency: 'USD' as const,
+        expiresAt: new Date(now.getTime() + 600_000),
+        journeyType: 'arrival' as const,
+        pickup: { name: 'Bandaranaike International Airport', iata: 'CMB', lat: 7.174016, lon: 79.887887 },
+        dropoff: { name: 'Kandy', lat: 7.2906, lon: 80.6337 },
+        pickupAt: new Date(now.getTime() + 3 * 86400_000),
+        request: { pickup: { iata: 'CMB' } as { name?: string }, dropoff: { name: 'Kandy' }, pickup_datetime: pickupInDays(3) },
+        durationMin: 150,
       };
       const ctx = { now, paused: false, requestId: `req_${randomBytes(12).toString('hex')}`, emergencyPhone: '+94 11 234 5678' };
       const d = decideBooking({ offer, consumed: false }, { partnerId: c.partnerId, env: 'production' }, input, ctx);
@@ -108,8 +128,24 @@ export async function ceilingStatement(id: ScenarioId, c: CeilingContext): Promi
       return auditedStatement(combine(write, still), entry('/transfers/v1/bookings', 'POST', 201, input, body, c.partnerId));
     }
     case 'replay': {
-      const body = JSON.stringify({ env: 'production', booking_ref: 'ABCDEFGH', status: 'confirmed', meeting_instructions: 'x'.repeat(400), passenger: BOOKING_TEMPLATE.passenger });
-      return auditedStatement(combine(still), entry('/transfers/v1/bookings', 'POST', 200, { quote_id: '0'.repeat(32), offer_id: '1'.repeat(32), partner_reference: 'R', ...BOOKING_TEMPLATE }, body, c.partnerId));
+      const body = JSON.stringify({
+        env: 'production',
+        booking_ref: 'ABCDEFGH',
+        status: 'confirmed',
+        meeting_instructions: 'x'.repeat(400),
+        passenger: BOOKING_TEMPLATE.passenger,
+      });
+      return auditedStatement(
+        combine(still),
+        entry(
+          '/transfers/v1/bookings',
+          'POST',
+          200,
+          { quote_id: '0'.repeat(32), offer_id: '1'.repeat(32), partner_reference: 'R', ...BOOKING_TEMPLATE },
+          body,
+          c.partnerId,
+        ),
+      );
     }
     case 'search': {
       const search = SEARCH_BODY();

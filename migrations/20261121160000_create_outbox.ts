@@ -22,11 +22,7 @@ export async function up(knex: Knex): Promise<void> {
     t.index(['status', 'next_attempt_at'], 'outbox_status_next_attempt_at_index');
     t.index(['order_id'], 'outbox_order_id_index');
     t.check(`status in ('pending','delivered','failed')`, [], 'outbox_status_check');
-    t.check(
-      `kind in ('confirm_order','decline_order','driver_info','driver_location','change_confirmation','no_show','brand_list')`,
-      [],
-      'outbox_kind_check',
-    );
+    t.check(`kind in ('confirm_order','decline_order','driver_info','driver_location','change_confirmation','no_show','brand_list')`, [], 'outbox_kind_check');
     t.check(`(status = 'delivered') = (delivered_at is not null)`, [], 'outbox_delivered_at_check');
     t.check(`attempts >= 0 and max_attempts >= 1`, [], 'outbox_attempts_check');
   });

@@ -29,7 +29,9 @@ export async function up(knex: Knex): Promise<void> {
       end if;
       return null;
     end $fn$`);
-  await knex.raw(`create trigger partner_vehicle_codes_bump after insert or update or delete on partner_vehicle_codes for each row execute function vocabulary_bumps_partner()`);
+  await knex.raw(
+    `create trigger partner_vehicle_codes_bump after insert or update or delete on partner_vehicle_codes for each row execute function vocabulary_bumps_partner()`,
+  );
   await knex.raw(`
     create function assert_key_fresh(p_key_id text, p_version bigint) returns boolean language plpgsql as $fn$
     begin

@@ -71,9 +71,15 @@ export async function up(knex: Knex): Promise<void> {
   await knex.raw(`alter table jobs add column slot tstzrange generated always as (tstzrange(pickup_at, ends_at, '[)')) stored`);
   await knex.raw(`alter table jobs add constraint jobs_status_check check (status in ('confirmed','driver_assigned','completed','no_show','cancelled'))`);
   await knex.raw(`alter table jobs add constraint jobs_env_check check (env = 'production')`);
-  await knex.raw(`alter table jobs add constraint jobs_assigned_check check ((status = 'driver_assigned') = (driver_id is not null and vehicle_id is not null) or status in ('completed','no_show','cancelled'))`);
-  await knex.raw(`alter table jobs add constraint jobs_driver_no_overlap exclude using gist (driver_id with =, slot with &&) where (status = 'driver_assigned')`);
-  await knex.raw(`alter table jobs add constraint jobs_vehicle_no_overlap exclude using gist (vehicle_id with =, slot with &&) where (status = 'driver_assigned')`);
+  await knex.raw(
+    `alter table jobs add constraint jobs_assigned_check check ((status = 'driver_assigned') = (driver_id is not null and vehicle_id is not null) or status in ('completed','no_show','cancelled'))`,
+  );
+  await knex.raw(
+    `alter table jobs add constraint jobs_driver_no_overlap exclude using gist (driver_id with =, slot with &&) where (status = 'driver_assigned')`,
+  );
+  await knex.raw(
+    `alter table jobs add constraint jobs_vehicle_no_overlap exclude using gist (vehicle_id with =, slot with &&) where (status = 'driver_assigned')`,
+  );
   await knex.raw(`create index jobs_capacity_index on jobs using gist (held_code, slot) where (status in ${HOLDING})`);
 
   await knex.raw(`
@@ -87,7 +93,9 @@ export async function up(knex: Knex): Promise<void> {
 
   // Bookings show their dispatch: the driver (a snapshot taken at assignment) and every state.
   await knex.raw('alter table bookings drop constraint bookings_status_check');
-  await knex.raw(`alter table bookings add constraint bookings_status_check check (status in ('confirmed','driver_assigned','completed','no_show','cancelled'))`);
+  await knex.raw(
+    `alter table bookings add constraint bookings_status_check check (status in ('confirmed','driver_assigned','completed','no_show','cancelled'))`,
+  );
   await knex.raw('alter table bookings add column driver jsonb, add column completed_at timestamptz, add column no_show_at timestamptz');
 
   await knex.raw(`
@@ -141,9 +149,13 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop function fleet_has_room(text, timestamptz, timestamptz)');
   await knex.raw('alter table bookings drop column driver, drop column completed_at, drop column no_show_at');
   await knex.raw('drop table job_locations');
-  await knex.raw('alter table jobs drop constraint jobs_driver_no_overlap, drop constraint jobs_vehicle_no_overlap, drop constraint jobs_assigned_check, drop constraint jobs_env_check');
+  await knex.raw(
+    'alter table jobs drop constraint jobs_driver_no_overlap, drop constraint jobs_vehicle_no_overlap, drop constraint jobs_assigned_check, drop constraint jobs_env_check',
+  );
   await knex.raw('drop index jobs_capacity_index');
-  await knex.raw('alter table jobs drop column slot, drop column ends_at, drop column held_code, drop column driver_id, drop column vehicle_id, drop column assigned_at, drop column completed_at, drop column no_show_at, drop column no_show_note, drop column meeting_instructions, drop column last_lat, drop column last_lon, drop column last_located_at, drop column version');
+  await knex.raw(
+    'alter table jobs drop column slot, drop column ends_at, drop column held_code, drop column driver_id, drop column vehicle_id, drop column assigned_at, drop column completed_at, drop column no_show_at, drop column no_show_note, drop column meeting_instructions, drop column last_lat, drop column last_lon, drop column last_located_at, drop column version',
+  );
   await knex.raw('alter table jobs rename column fleet_code to vehicle');
   await knex.raw('drop table drivers');
   await knex.raw('drop table vehicles');

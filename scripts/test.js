@@ -51,7 +51,10 @@ let ok = true;
 // Types are checked once here (src, test, bench, simulators…): jest transpiles each file without checking it.
 if (!only || only.includes('unit')) {
   console.log(`\n=== typecheck (${label}) ===`);
-  const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', 'tsconfig.json'], { cwd: root, stdio: 'inherit' });
+  const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', 'tsconfig.json'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   const typed = tsc.status === 0;
   passed += typed ? 1 : 0;
   failed += typed ? 0 : 1;
@@ -67,7 +70,18 @@ for (const phase of phases) {
   console.log(`\n=== ${phase.name} (${label}) ===`);
   const r = spawnSync(
     process.execPath,
-    [jest, '--config', 'test/jest.config.js', '--selectProjects', ...phase.projects, '--passWithNoTests', '--json', `--outputFile=${out}`, ...(phase.extra ?? []), ...passthrough],
+    [
+      jest,
+      '--config',
+      'test/jest.config.js',
+      '--selectProjects',
+      ...phase.projects,
+      '--passWithNoTests',
+      '--json',
+      `--outputFile=${out}`,
+      ...(phase.extra ?? []),
+      ...passthrough,
+    ],
     { cwd: root, env: { ...env, ...(phase.env ?? {}) }, stdio: 'inherit' },
   );
   if (fs.existsSync(out)) {

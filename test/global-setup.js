@@ -1,2 +1,4 @@
 // Runs in the parent jest process, before workers start: the Pact FFI library reads the real environment.
-module.exports = async () => { process.env.PACT_DO_NOT_TRACK = 'true'; };
+module.exports = async () => {
+  process.env.PACT_DO_NOT_TRACK = 'true';
+};

@@ -101,7 +101,18 @@ export class SimError extends Error {
   }
 }
 
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'content-length', 'host', 'expect', 'te', 'trailer', 'proxy-connection']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'upgrade',
+  'content-length',
+  'host',
+  'expect',
+  'te',
+  'trailer',
+  'proxy-connection',
+]);
 
 export function createMarketplaceSimApp(sim: MarketplaceSimulator): express.Express {
   const app = express();
@@ -129,7 +140,9 @@ export function createMarketplaceSimApp(sim: MarketplaceSimulator): express.Expr
     const calls = sim.state.calls.filter(
       (c) =>
         (typeof operation !== 'string' || c.operation === operation) &&
-        (typeof orderId !== 'string' || (c.json as { order_id?: string } | undefined)?.order_id === orderId || c.path.includes(`/booking/${encodeURIComponent(orderId)}/`)),
+        (typeof orderId !== 'string' ||
+          (c.json as { order_id?: string } | undefined)?.order_id === orderId ||
+          c.path.includes(`/booking/${encodeURIComponent(orderId)}/`)),
     );
     res.json({ calls });
   });
@@ -151,28 +164,55 @@ export function createMarketplaceSimApp(sim: MarketplaceSimulator): express.Expr
   });
 
   type DriveResult = DriverReply<unknown> & { order?: SimOrderRecord; posted?: unknown };
-  const drive = (action: (body: Record<string, unknown>) => Promise<DriveResult>) =>
-    async (req: ExpressRequest, res: ExpressResponse) => {
-      const body = (req.body ?? {}) as Record<string, unknown>;
-      let result;
-      try {
-        result = await action(body);
-      } catch (e) {
-        if (e instanceof SimError) throw e;
-        const cause = (e as { cause?: { code?: string } }).cause?.code;
-        throw new SimError(502, `the service could not be reached: ${(e as Error).message}${cause ? ` (${cause})` : ''}`);
-      }
-      const { status, body: answer, request, headers: _h, ok: _ok, text: _t, ...extra } = result;
-      res.json({ ...extra, request: { method: request.method, url: request.url, signed_url: request.signedUrl, body: request.body }, response: { status, body: answer } });
-    };
-  controls.post('/drive/search', drive((b) => sim.supplier.search(b as unknown as SearchRequest)));
-  controls.post('/drive/lock', drive((b) => sim.supplier.lock(stringField(b, 'vehicle_id'), stringField(b, 'price_mark'))));
-  controls.post('/drive/requote', drive((b) => sim.supplier.requote(stringField(b, 'vehicle_id'), objectField(b, 'search') as unknown as SearchRequest)));
-  controls.post('/drive/book', drive((b) => sim.book(objectField(b, 'order') as unknown as Order)));
-  controls.post('/drive/cancel', drive((b) => sim.cancel({ order_id: stringField(b, 'order_id'), ...(typeof b.reason === 'string' ? { reason: b.reason } : {}) })));
-  controls.post('/drive/update', drive((b) => sim.update({ ...b, order_id: stringField(b, 'order_id') } as OrderChange)));
-  controls.post('/drive/confirm', drive((b) => sim.supplier.confirm(stringField(b, 'order_id'))));
-  controls.post('/drive/brandlist', drive(() => sim.supplier.brandList()));
+  const drive = (action: (body: Record<string, unknown>) => Promise<DriveResult>) => async (req: ExpressRequest, res: ExpressResponse) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    let result;
+    try {
+      result = await action(body);
+    } catch (e) {
+      if (e instanceof SimError) throw e;
+      const cause = (e as { cause?: { code?: string } }).cause?.code;
+      throw new SimError(502, `the service could not be reached: ${(e as Error).message}${cause ? ` (${cause})` : ''}`);
+    }
+    const { status, body: answer, request, headers: _h, ok: _ok, text: _t, ...extra } = result;
+    res.json({
+      ...extra,
+      request: { method: request.method, url: request.url, signed_url: request.signedUrl, body: request.body },
+      response: { status, body: answer },
+    });
+  };
+  controls.post(
+    '/drive/search',
+    drive((b) => sim.supplier.search(b as unknown as SearchRequest)),
+  );
+  controls.post(
+    '/drive/lock',
+    drive((b) => sim.supplier.lock(stringField(b, 'vehicle_id'), stringField(b, 'price_mark'))),
+  );
+  controls.post(
+    '/drive/requote',
+    drive((b) => sim.supplier.requote(stringField(b, 'vehicle_id'), objectField(b, 'search') as unknown as SearchRequest)),
+  );
+  controls.post(
+    '/drive/book',
+    drive((b) => sim.book(objectField(b, 'order') as unknown as Order)),
+  );
+  controls.post(
+    '/drive/cancel',
+    drive((b) => sim.cancel({ order_id: stringField(b, 'order_id'), ...(typeof b.reason === 'string' ? { reason: b.reason } : {}) })),
+  );
+  controls.post(
+    '/drive/update',
+    drive((b) => sim.update({ ...b, order_id: stringField(b, 'order_id') } as OrderChange)),
+  );
+  controls.post(
+    '/drive/confirm',
+    drive((b) => sim.supplier.confirm(stringField(b, 'order_id'))),
+  );
+  controls.post(
+    '/drive/brandlist',
+    drive(() => sim.supplier.brandList()),
+  );
   controls.post(
     '/drive/callback',
     drive((b) => {
@@ -214,7 +254,8 @@ export function createMarketplaceSimApp(sim: MarketplaceSimulator): express.Expr
 
   app.use((err: unknown, _req: ExpressRequest, res: ExpressResponse, _next: NextFunction) => {
     const status = err instanceof SimError ? err.status : (err as { status?: number; type?: string })?.type === 'entity.parse.failed' ? 400 : 500;
-    const message = err instanceof SimError ? err.message : status === 400 ? 'the body is not valid JSON' : `simulator error: ${(err as Error)?.message ?? String(err)}`;
+    const message =
+      err instanceof SimError ? err.message : status === 400 ? 'the body is not valid JSON' : `simulator error: ${(err as Error)?.message ?? String(err)}`;
     if (!res.headersSent) res.status(status).json({ error: message });
   });
   return app;
@@ -244,7 +285,8 @@ export function parseScenario(current: Scenario, input: unknown): Scenario {
   if ('fail_next' in body) {
     const f = body.fail_next as Record<string, unknown> | null;
     if (f === null) next.fail_next = null;
-    else if (typeof f !== 'object' || Array.isArray(f) || !isInt(f.count, 0, 1000)) throw new SimError(400, 'fail_next needs count (0–1000) and status, or timeout: true');
+    else if (typeof f !== 'object' || Array.isArray(f) || !isInt(f.count, 0, 1000))
+      throw new SimError(400, 'fail_next needs count (0–1000) and status, or timeout: true');
     else if (f.timeout === true) {
       if (f.hang_ms !== undefined && !isInt(f.hang_ms, 0, MAX_HANG_MS)) throw new SimError(400, `fail_next.hang_ms must be 0–${MAX_HANG_MS}`);
       next.fail_next = f.count === 0 ? null : { count: f.count, timeout: true, ...(f.hang_ms !== undefined ? { hang_ms: f.hang_ms as number } : {}) };

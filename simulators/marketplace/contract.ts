@@ -50,7 +50,8 @@ function describe(errors: ErrorObject[] | null | undefined): string {
   const parts = (errors ?? []).map((e) => {
     const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, '.') : 'body';
     if (e.keyword === 'required') return `${where === 'body' ? '' : `${where}.`}${(e.params as { missingProperty: string }).missingProperty} is required`;
-    if (e.keyword === 'additionalProperties') return `${where === 'body' ? '' : `${where}.`}${(e.params as { additionalProperty: string }).additionalProperty} is not allowed`;
+    if (e.keyword === 'additionalProperties')
+      return `${where === 'body' ? '' : `${where}.`}${(e.params as { additionalProperty: string }).additionalProperty} is not allowed`;
     return `${where} ${e.message ?? 'is invalid'}`;
   });
   return `invalid request: ${[...new Set(parts)].join('; ') || 'body does not match the contract'}`;

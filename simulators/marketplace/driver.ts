@@ -73,7 +73,8 @@ export class MarketplaceDriver {
 
   constructor(private readonly options: MarketplaceDriverOptions) {
     if (!URL.canParse(options.inUrl)) throw new Error(`MarketplaceDriver: inUrl must be an absolute URL, got ${options.inUrl}`);
-    if (options.baseUrl !== undefined && !URL.canParse(options.baseUrl)) throw new Error(`MarketplaceDriver: baseUrl must be an absolute URL, got ${options.baseUrl}`);
+    if (options.baseUrl !== undefined && !URL.canParse(options.baseUrl))
+      throw new Error(`MarketplaceDriver: baseUrl must be an absolute URL, got ${options.baseUrl}`);
     if (!options.privateKey) throw new Error('MarketplaceDriver: privateKey is required');
     this.inUrl = options.inUrl.replace(/\/+$/, '');
     this.baseUrl = (options.baseUrl ?? options.inUrl).replace(/\/+$/, '');

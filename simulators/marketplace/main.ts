@@ -33,7 +33,7 @@ async function main() {
       `  controls:   ${running.url}/__sim  (scenarios, calls, orders, reset, drive/*)`,
       inUrl
         ? `  drives:     ${env('SUPPLIER_BASE_URL') ?? inUrl} (signed as ${inUrl})${env('MARKETPLACE_CALLBACK_TOKEN') ? '' : '; callbacks disabled: no MARKETPLACE_CALLBACK_TOKEN'}`
-        : '  drives:     off (set SUPPLIER_IN_URL to the service\'s MARKETPLACE_IN_URL)',
+        : "  drives:     off (set SUPPLIER_IN_URL to the service's MARKETPLACE_IN_URL)",
     ].join('\n'),
   );
   const shutdown = () => running.stop().then(() => process.exit(0));

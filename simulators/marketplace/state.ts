@@ -18,16 +18,7 @@ export interface SimConfig {
  * The simulator's view of an order's lifecycle. `order.state` is what it serves (the contract's enum); this adds
  * the change outcome, which the contract's Order has no state for.
  */
-export type SimOrderStatus =
-  | 'new'
-  | 'confirmed'
-  | 'declined'
-  | 'changed'
-  | 'change_confirmed'
-  | 'change_refused'
-  | 'cancelled'
-  | 'completed'
-  | 'no_show';
+export type SimOrderStatus = 'new' | 'confirmed' | 'declined' | 'changed' | 'change_confirmed' | 'change_refused' | 'cancelled' | 'completed' | 'no_show';
 
 export interface SimOrderEvent {
   at: string;
@@ -97,7 +88,20 @@ export const MAX_LATENCY_MS = 60_000;
 const MAX_CALLS = 10_000;
 
 export const BRANDS: Brand[] = [
-  'Toyota', 'Kia', 'Mercedes-Benz', 'Volkswagen', 'Skoda', 'Hyundai', 'Ford', 'Renault', 'Fiat', 'Opel', 'Nissan', 'Suzuki', 'Honda', 'Mitsubishi',
+  'Toyota',
+  'Kia',
+  'Mercedes-Benz',
+  'Volkswagen',
+  'Skoda',
+  'Hyundai',
+  'Ford',
+  'Renault',
+  'Fiat',
+  'Opel',
+  'Nissan',
+  'Suzuki',
+  'Honda',
+  'Mitsubishi',
 ].map((name, i) => ({ id: i + 1, name }));
 
 const emptyScenario = (): Scenario => ({ fail_next: null, latency_ms: 0, callback_body_override: null });

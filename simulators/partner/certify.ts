@@ -17,7 +17,7 @@ export const REPORT_HTML = 'certification-report.html';
 export const NOT_COVERED = [
   'partner_paused is provoked with the sandbox pause helper (or checked on an operator-paused account with --paused-key).',
   'Real 30-minute expiry is not waited for: expiry is provoked with the sandbox test helper.',
-  '503, 429, the in-progress 409 and slow answers are the deployment\'s simulated faults (Sandbox-Simulate), not real outages; a network failure is a closed local port.',
+  "503, 429, the in-progress 409 and slow answers are the deployment's simulated faults (Sandbox-Simulate), not real outages; a network failure is a closed local port.",
   '413 payload_too_large and 400 validation details are not exercised.',
   'Production keys, go-live and key rotation are not exercised: certification runs on sandbox only.',
   'Load, concurrency and latency are not measured.',
@@ -158,10 +158,7 @@ export async function certify(opts: CertifyOptions): Promise<Report> {
 
 export function renderSummary(report: Report): string {
   const { total, passed, failed, skipped } = report.summary;
-  const lines = [
-    '',
-    `${total} requirements: ${passed} passed, ${failed} failed, ${skipped} skipped (${(report.duration_ms / 1000).toFixed(1)} s)`,
-  ];
+  const lines = ['', `${total} requirements: ${passed} passed, ${failed} failed, ${skipped} skipped (${(report.duration_ms / 1000).toFixed(1)} s)`];
   for (const r of report.requirements.filter((x) => x.status === 'fail')) lines.push(`  FAIL  ${r.id}: ${r.detail}`);
   for (const r of report.requirements.filter((x) => x.status === 'skip')) lines.push(`  SKIP  ${r.id}: ${r.detail}`);
   lines.push(`Result: ${report.result.toUpperCase()}`);
@@ -242,7 +239,7 @@ export async function main(argv: string[] = process.argv, out: Pick<Console, 'lo
     .option('--out <dir>', 'directory for the reports (certification-report.* or integration-report.*)', process.cwd())
     .option('--webhook-port <port>', 'port of the webhook receiver (default: any free port)')
     .option('--webhook-url <url>', 'a public URL that reaches the receiver, when the service cannot reach this machine directly')
-    .option('--traffic', "grade your own integration from your sandbox traffic instead (GET /test_helpers/integration_report); runs no flows")
+    .option('--traffic', 'grade your own integration from your sandbox traffic instead (GET /test_helpers/integration_report); runs no flows')
     .option('--since <time>', 'with --traffic: grade requests since this time (ISO 8601; default the last 7 days)')
     .exitOverride()
     .configureOutput({ writeOut: (s) => out.log(s.trimEnd()), writeErr: (s) => out.error(s.trimEnd()) });
@@ -252,7 +249,16 @@ export async function main(argv: string[] = process.argv, out: Pick<Console, 'lo
     if (err instanceof CommanderError) return err.code === 'commander.helpDisplayed' || err.code === 'commander.version' ? 0 : 2;
     throw err;
   }
-  const o = program.opts<{ baseUrl: string; key: string; pausedKey?: string; out: string; traffic?: boolean; since?: string; webhookPort?: string; webhookUrl?: string }>();
+  const o = program.opts<{
+    baseUrl: string;
+    key: string;
+    pausedKey?: string;
+    out: string;
+    traffic?: boolean;
+    since?: string;
+    webhookPort?: string;
+    webhookUrl?: string;
+  }>();
   if (o.traffic) {
     try {
       const report = await trafficReport({ baseUrl: o.baseUrl, key: o.key, since: o.since, outDir: o.out, onProgress: (l) => out.log(l) });

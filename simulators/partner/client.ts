@@ -81,7 +81,9 @@ export function apiBaseUrl(baseUrl: string): string {
 }
 
 export function isErrorEnvelope(body: unknown): body is ErrorEnvelope {
-  return !!body && typeof body === 'object' && 'error' in body && !!(body as { error: unknown }).error && typeof (body as { error: unknown }).error === 'object';
+  return (
+    !!body && typeof body === 'object' && 'error' in body && !!(body as { error: unknown }).error && typeof (body as { error: unknown }).error === 'object'
+  );
 }
 
 /**
@@ -137,7 +139,11 @@ export function createPartnerClient(opts: PartnerClientOptions): PartnerClient {
       return result<ExpiredOffer>('POST', `/test_helpers/offers/${encodeURIComponent(offerId)}/expire`, r);
     },
     async advanceBooking(bookingRef, to) {
-      const r = await api.POST('/test_helpers/bookings/{booking_ref}/advance', { params: { path: { booking_ref: bookingRef } }, body: { to }, signal: signal() });
+      const r = await api.POST('/test_helpers/bookings/{booking_ref}/advance', {
+        params: { path: { booking_ref: bookingRef } },
+        body: { to },
+        signal: signal(),
+      });
       return result<Booking>('POST', `/test_helpers/bookings/${encodeURIComponent(bookingRef)}/advance`, r);
     },
     async pauseSandbox() {
@@ -177,7 +183,15 @@ export function createPartnerClient(opts: PartnerClientOptions): PartnerClient {
 export function simulatingFirst(
   fault: SimulatedFault,
   times: number,
-  seen: (x: { method: string; path: string; status: number | null; requestId: string | null; simulated: string | null; idempotencyKey: string | null; error?: string }) => void,
+  seen: (x: {
+    method: string;
+    path: string;
+    status: number | null;
+    requestId: string | null;
+    simulated: string | null;
+    idempotencyKey: string | null;
+    error?: string;
+  }) => void,
   base: FetchLike = (req) => fetch(req),
 ): FetchLike {
   let sent = 0;
@@ -201,10 +215,10 @@ export function simulatingFirst(
 export class AuthError extends Error {
   override readonly name = 'AuthError';
   readonly status = 401;
-  constructor(
-    readonly result: ApiResult<unknown>,
-  ) {
-    super(`${result.method} ${result.path} was refused with 401 ${result.error?.code ?? 'unauthorized'}: ${result.error?.message ?? 'no message'} (request ${result.requestId ?? 'without id'})`);
+  constructor(readonly result: ApiResult<unknown>) {
+    super(
+      `${result.method} ${result.path} was refused with 401 ${result.error?.code ?? 'unauthorized'}: ${result.error?.message ?? 'no message'} (request ${result.requestId ?? 'without id'})`,
+    );
   }
   get requestId() {
     return this.result.requestId;

@@ -37,7 +37,10 @@ export async function trafficReport(opts: TrafficOptions): Promise<TrafficReport
   const base = apiBaseUrl(opts.baseUrl);
   say(`Reading your sandbox traffic on ${base}${opts.since ? ` since ${opts.since}` : ' (the last 7 days)'}…`);
   const r = await createPartnerClient({ baseUrl: opts.baseUrl, apiKey: opts.key, fetch: opts.fetch }).integrationReport(opts.since);
-  if (r.status !== 200 || !r.data) throw new TrafficReportError(`The service answered ${r.status}${r.error ? ` ${r.error.code}: ${r.error.message}` : ''} (request ${r.requestId ?? 'without id'}).`);
+  if (r.status !== 200 || !r.data)
+    throw new TrafficReportError(
+      `The service answered ${r.status}${r.error ? ` ${r.error.code}: ${r.error.message}` : ''} (request ${r.requestId ?? 'without id'}).`,
+    );
   const report: TrafficReport = { ...r.data, base_url: opts.baseUrl, request_id: r.requestId };
   say(`${report.requests_seen} requests from ${report.window.from} to ${report.window.to} (report request ${r.requestId}):`);
   report.requirements.forEach((q, i) => {

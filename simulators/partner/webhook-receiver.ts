@@ -46,7 +46,11 @@ export interface WebhookReceiver {
 }
 
 /** Verifies one delivery against any of the secrets with the Standard Webhooks reference library. */
-export function verifyDelivery(body: string, headers: Record<string, string>, secrets: readonly string[]): { event: WebhookEvent | null; error: string | null } {
+export function verifyDelivery(
+  body: string,
+  headers: Record<string, string>,
+  secrets: readonly string[],
+): { event: WebhookEvent | null; error: string | null } {
   let error = 'no secret to verify with';
   for (const secret of secrets) {
     try {
@@ -74,7 +78,17 @@ export async function startWebhookReceiver(opts: WebhookReceiverOptions = {}): P
       const body = Buffer.concat(chunks).toString('utf8');
       const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : (v ?? '')]));
       const { event, error } = verifyDelivery(body, headers, secrets);
-      const d: ReceivedDelivery = { at: new Date(), path: req.url ?? '/', headers, body, webhookId: headers['webhook-id'] ?? null, verified: !!event, error, event, status: 0 };
+      const d: ReceivedDelivery = {
+        at: new Date(),
+        path: req.url ?? '/',
+        headers,
+        body,
+        webhookId: headers['webhook-id'] ?? null,
+        verified: !!event,
+        error,
+        event,
+        status: 0,
+      };
       deliveries.push(d);
       for (const w of waiters) w();
       try {

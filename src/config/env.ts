@@ -16,7 +16,10 @@ const schema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL (leave it unset for the embedded database)')
     .optional(),
-  DATABASE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]*$/).optional(),
+  DATABASE_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]*$/)
+    .optional(),
   DATABASE_POOL_MAX: z.coerce.number().int().min(1).max(100).default(10),
   DATA_DIR: z.string().default('./data'),
   PUBLIC_BASE_URL: url.optional(),
@@ -46,7 +49,10 @@ const schema = z.object({
   WEBHOOKS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60000).default(15000),
   TRUST_PROXY: z
     .string()
-    .refine((v) => parseTrustProxy(v) !== undefined, 'must be a hop count (e.g. 1), or a comma-separated list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal (not "true", which would let every client choose its address)')
+    .refine(
+      (v) => parseTrustProxy(v) !== undefined,
+      'must be a hop count (e.g. 1), or a comma-separated list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal (not "true", which would let every client choose its address)',
+    )
     .optional(),
   ANON_RATE_PER_S: z.coerce.number().min(0.01).max(100000).default(20),
   ANON_BURST: z.coerce.number().int().min(1).max(1000000).default(200),
@@ -65,7 +71,10 @@ export const STRONG_SECRET_LENGTH = 32;
 export function parseTrustProxy(value: string | undefined): false | number | string[] | undefined {
   if (value === undefined || value === '' || value === 'false') return false;
   if (/^\d{1,2}$/.test(value)) return Number(value);
-  const parts = value.split(',').map((p) => p.trim()).filter(Boolean);
+  const parts = value
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   const ok = parts.length > 0 && parts.every((p) => ['loopback', 'linklocal', 'uniquelocal'].includes(p) || /^[0-9A-Fa-f:.]+(\/\d{1,3})?$/.test(p));
   return ok ? parts : undefined;
 }
@@ -152,7 +161,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (e.NODE_ENV === 'production') {
     const problems: string[] = [];
-    if (!e.OPERATOR_TOKEN) problems.push('  OPERATOR_TOKEN: is required in production (the bootstrap admin; at least 32 characters, e.g. op_ and 40 random letters and digits)');
+    if (!e.OPERATOR_TOKEN)
+      problems.push('  OPERATOR_TOKEN: is required in production (the bootstrap admin; at least 32 characters, e.g. op_ and 40 random letters and digits)');
     for (const name of ['OPERATOR_TOKEN', 'MARKETPLACE_PRIVATE_KEY', 'MARKETPLACE_CALLBACK_TOKEN'] as const) {
       const v = e[name];
       if (v && v.length < STRONG_SECRET_LENGTH) problems.push(`  ${name}: is ${v.length} characters; production needs at least ${STRONG_SECRET_LENGTH}`);

@@ -96,9 +96,7 @@ abstract class Executor implements Sql {
       translate(e, s.text);
     }
     try {
-      const res = this.pglite
-        ? await conn.query(s.text, params)
-        : await conn.query({ name: s.name, text: s.text, values: params });
+      const res = this.pglite ? await conn.query(s.text, params) : await conn.query({ name: s.name, text: s.text, values: params });
       return res.rows as R[];
     } catch (e) {
       translate(e, s.text);

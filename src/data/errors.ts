@@ -12,12 +12,10 @@ export const pgCode = (e: unknown): string | undefined => (e as DbError)?.code ?
 export const constraintOf = (e: unknown): string | undefined => (e as DbError)?.constraint ?? (e as DbError)?.nativeError?.constraint;
 
 /** A unique violation, optionally of one named constraint. */
-export const isUniqueViolation = (e: unknown, constraint?: string): boolean =>
-  pgCode(e) === '23505' && (!constraint || constraintOf(e) === constraint);
+export const isUniqueViolation = (e: unknown, constraint?: string): boolean => pgCode(e) === '23505' && (!constraint || constraintOf(e) === constraint);
 
 /** An exclusion-constraint violation (two rows claiming the same thing for overlapping times). */
-export const isExclusionViolation = (e: unknown, constraint?: string): boolean =>
-  pgCode(e) === '23P01' && (!constraint || constraintOf(e) === constraint);
+export const isExclusionViolation = (e: unknown, constraint?: string): boolean => pgCode(e) === '23P01' && (!constraint || constraintOf(e) === constraint);
 
 /** A lock wait that ran past lock_timeout: someone else holds the row. */
 export const isLockTimeout = (e: unknown): boolean => pgCode(e) === '55P03';

@@ -18,7 +18,8 @@ export type Db = Knex;
  * open must use that transaction, or it waits for the connection forever.
  */
 export function makeKnex(
-  config: Pick<Config, 'databaseUrl' | 'databaseSchema' | 'databasePoolMax' | 'dataDir'> & Partial<Pick<Config, 'idempotencyWaitMs' | 'databaseStatementTimeoutMs'>>,
+  config: Pick<Config, 'databaseUrl' | 'databaseSchema' | 'databasePoolMax' | 'dataDir'> &
+    Partial<Pick<Config, 'idempotencyWaitMs' | 'databaseStatementTimeoutMs'>>,
 ): Knex {
   // Every session waits at most this long for a row lock (then 55P03) and runs no statement longer (then 57014).
   const session = `set lock_timeout = ${config.idempotencyWaitMs ?? 5000}; set statement_timeout = ${config.databaseStatementTimeoutMs ?? 15000}`;

@@ -20,7 +20,9 @@ const unknownRoute: Surface = {
   handle: async (ctx, early) =>
     transfersError(
       ctx,
-      anonymousLimit(ctx) ?? early ?? new AppError('not_found', `No route ${ctx.method} ${printable(ctx.url.split('?')[0])}. The Transfers API lives under /transfers/v1.`),
+      anonymousLimit(ctx) ??
+        early ??
+        new AppError('not_found', `No route ${ctx.method} ${printable(ctx.url.split('?')[0])}. The Transfers API lives under /transfers/v1.`),
     ),
   errorResult: transfersError,
   commonHeaders: () => ({ 'X-Service-Env': 'none' }),
@@ -34,7 +36,10 @@ const unknownOpsRoute: Surface = {
       ctx,
       anonymousLimit(ctx) ??
         early ??
-        new AppError('not_found', `No route ${ctx.method} ${printable(ctx.url.split('?')[0])}. This address serves the operator API (/ops/v1) and its console (/ops/).`),
+        new AppError(
+          'not_found',
+          `No route ${ctx.method} ${printable(ctx.url.split('?')[0])}. This address serves the operator API (/ops/v1) and its console (/ops/).`,
+        ),
     ),
   errorResult: opsError,
 };

@@ -74,13 +74,15 @@ const REFUSED_HEADER_VALUE = 256;
 export function auditRequestHeaders(headers: Record<string, unknown>, refused: boolean): string {
   const redacted = redactHeaders(headers);
   if (refused) {
-    for (const [k, v] of Object.entries(redacted)) if (v.length > REFUSED_HEADER_VALUE) redacted[k] = `${v.slice(0, REFUSED_HEADER_VALUE)}…[cut: ${v.length} characters]`;
+    for (const [k, v] of Object.entries(redacted))
+      if (v.length > REFUSED_HEADER_VALUE) redacted[k] = `${v.slice(0, REFUSED_HEADER_VALUE)}…[cut: ${v.length} characters]`;
   }
   return jsonbText(redacted)!;
 }
 
 export function auditResponseBody(text: string, document?: Document): string | null {
-  if (document) return jsonbText({ $document: document.contentType, bytes: document.bytes.length, sha256: createHash('sha256').update(document.bytes).digest('hex') });
+  if (document)
+    return jsonbText({ $document: document.contentType, bytes: document.bytes.length, sha256: createHash('sha256').update(document.bytes).digest('hex') });
   if (!text) return null;
   if (!mayHoldSecrets(text)) return text;
   return jsonbText(redactBody(JSON.parse(text)));

@@ -16,7 +16,8 @@ export function answerUnparsable(deps: Pick<Deps, 'db' | 'logger' | 'metrics'>) 
     const timedOut = err.code === 'ERR_HTTP_REQUEST_TIMEOUT';
     // A request already handed to a surface (its body late) is answered and audited by the pipeline, which sees
     // the connection close under it.
-    const dispatched = (socket as Socket & { _httpMessage?: unknown })._httpMessage !== undefined && (socket as Socket & { _httpMessage?: unknown })._httpMessage !== null;
+    const dispatched =
+      (socket as Socket & { _httpMessage?: unknown })._httpMessage !== undefined && (socket as Socket & { _httpMessage?: unknown })._httpMessage !== null;
     if (!(err.code?.startsWith('HPE_') || timedOut) || !socket.writable || (timedOut && dispatched)) {
       socket.destroy();
       return;
@@ -38,7 +39,9 @@ export function answerUnparsable(deps: Pick<Deps, 'db' | 'logger' | 'metrics'>) 
       connection: 'close',
     };
     socket.end(
-      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n${Object.entries(headers)
+        .map(([k, v]) => `${k}: ${v}\r\n`)
+        .join('')}content-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
     );
     const raw = (err.rawPacket ?? Buffer.alloc(0)).subarray(0, 1024);
     const text = redactText(raw.toString('latin1'));

@@ -9,26 +9,31 @@ import type { Document } from './types';
 type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 
 /** The JSON request body (| undefined when the contract makes it optional). */
-export type BodyOf<Ops, O extends keyof Ops> = Ops[O] extends { requestBody: infer R } ? JsonOf<NonNullable<R>> : Ops[O] extends { requestBody?: infer R } ? JsonOf<NonNullable<R>> | undefined : never;
+export type BodyOf<Ops, O extends keyof Ops> = Ops[O] extends { requestBody: infer R }
+  ? JsonOf<NonNullable<R>>
+  : Ops[O] extends { requestBody?: infer R }
+    ? JsonOf<NonNullable<R>> | undefined
+    : never;
 
 export type PathParamsOf<Ops, O extends keyof Ops> = Ops[O] extends { parameters: { path: infer P } } ? P : never;
 export type QueryOf<Ops, O extends keyof Ops> = Ops[O] extends { parameters: { query?: infer Q } } ? NonNullable<Q> : never;
 
 /** `{ status, body }` for each documented status; `omit` drops surface-wide fields the pipeline adds (e.g. env). */
 export type ReplyOf<Ops, O extends keyof Ops, Omitted extends string = never> = Ops[O] extends { responses: infer R }
-  ? {
-      [S in keyof R]: (
-        | ([JsonOf<R[S]>] extends [never]
-            ? /** A response without content (304). */ { status: S; body?: undefined }
-            : { status: S; body: JsonOf<R[S]> extends infer B ? (B extends object ? Omit<B, Omitted> : B) : never })
-        /** A document (a page, the contract as YAML…) instead of a JSON body. */
-        | { status: S; document: Document }
-      ) & {
-        headers?: Record<string, string>;
-        rawBody?: string;
-        write?: Write;
-      };
-    }[keyof R] | Verbatim
+  ? | {
+        [S in keyof R]: (
+          | ([JsonOf<R[S]>] extends [never]
+              ? /** A response without content (304). */ { status: S; body?: undefined }
+              : { status: S; body: JsonOf<R[S]> extends infer B ? (B extends object ? Omit<B, Omitted> : B) : never })
+          /** A document (a page, the contract as YAML…) instead of a JSON body. */
+          | { status: S; document: Document }
+        ) & {
+          headers?: Record<string, string>;
+          rawBody?: string;
+          write?: Write;
+        };
+      }[keyof R]
+    | Verbatim
   : never;
 
 /**

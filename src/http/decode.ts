@@ -104,9 +104,7 @@ export function decodeComponent(raw: string, field: string, plusIsSpace = false)
   try {
     s = decodeURIComponent(plusIsSpace ? raw.replace(/\+/g, ' ') : raw);
   } catch {
-    throw invalidRequest(`The request is invalid: ${field} is not valid percent-encoded UTF-8.`, [
-      { field, message: 'must be valid percent-encoded UTF-8' },
-    ]);
+    throw invalidRequest(`The request is invalid: ${field} is not valid percent-encoded UTF-8.`, [{ field, message: 'must be valid percent-encoded UTF-8' }]);
   }
   const p = textProblem(s);
   if (p) throw invalidRequest(`The request is invalid: ${field} ${p}.`, [{ field, message: p }]);

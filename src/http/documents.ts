@@ -64,7 +64,11 @@ export function pageAsset(file: string, root: string): Asset {
  * The answer for an asset: gzip-compressed when the client accepts it (the audit row keeps the digest of the
  * bytes sent). `headers` adds e.g. a Content-Security-Policy to a page.
  */
-export function serveAsset(a: Asset, acceptEncoding: unknown, opts: { cacheSeconds?: number; headers?: Record<string, string> } = {}): HandlerResult & { status: 200; document: Document } {
+export function serveAsset(
+  a: Asset,
+  acceptEncoding: unknown,
+  opts: { cacheSeconds?: number; headers?: Record<string, string> } = {},
+): HandlerResult & { status: 200; document: Document } {
   const gzip = typeof acceptEncoding === 'string' && /\bgzip\b/.test(acceptEncoding);
   return {
     status: 200,

@@ -8,7 +8,10 @@ export function fieldErrors(errors: ErrorObject[] | null | undefined, input?: un
   const seen = new Set<string>();
   for (const e of errors ?? []) {
     if (e.keyword === 'anyOf' || e.keyword === 'oneOf' || e.keyword === 'if') continue;
-    const parts = e.instancePath.split('/').filter(Boolean).map((p) => printable(p.replace(/~1/g, '/').replace(/~0/g, '~')));
+    const parts = e.instancePath
+      .split('/')
+      .filter(Boolean)
+      .map((p) => printable(p.replace(/~1/g, '/').replace(/~0/g, '~')));
     let where = parts[0] === 'requestBody' ? parts.slice(1) : parts;
     if (['query', 'path', 'header', 'headers'].includes(where[0] ?? '')) where = where.slice(1);
     let field = where.join('.');
@@ -61,6 +64,9 @@ function dateTimeMessage(value: unknown): string {
 
 export function describeFields(fields: Array<{ field: string; message: string }>): string {
   if (!fields.length) return 'The request is invalid.';
-  const first = fields.slice(0, 3).map((f) => `${f.field} ${f.message}`).join('; ');
+  const first = fields
+    .slice(0, 3)
+    .map((f) => `${f.field} ${f.message}`)
+    .join('; ');
   return `The request is invalid: ${first}${fields.length > 3 ? ` (and ${fields.length - 3} more)` : ''}.`;
 }

@@ -43,7 +43,12 @@ export class Metrics {
     labelNames: ['scope'] as const,
     registers: [this.registry],
   });
-  private readonly outboxPending = new Gauge({ name: 'outbox_pending', help: 'Messages waiting to be delivered, by channel.', labelNames: ['channel'] as const, registers: [this.registry] });
+  private readonly outboxPending = new Gauge({
+    name: 'outbox_pending',
+    help: 'Messages waiting to be delivered, by channel.',
+    labelNames: ['channel'] as const,
+    registers: [this.registry],
+  });
   private readonly outboxOldest = new Gauge({
     name: 'outbox_oldest_pending_seconds',
     help: 'Age of the oldest message waiting to be delivered, by channel (0 when none).',
@@ -56,14 +61,27 @@ export class Metrics {
     labelNames: ['channel'] as const,
     registers: [this.registry],
   });
-  private readonly endpointsDisabled = new Gauge({ name: 'webhook_endpoints_disabled', help: 'Partner webhook endpoints disabled (by failures or an operator).', registers: [this.registry] });
+  private readonly endpointsDisabled = new Gauge({
+    name: 'webhook_endpoints_disabled',
+    help: 'Partner webhook endpoints disabled (by failures or an operator).',
+    registers: [this.registry],
+  });
   private readonly confirmationOldest = new Gauge({
     name: 'marketplace_confirmation_oldest_pending_seconds',
     help: 'Age of the oldest marketplace order accepted but not yet confirmed to the marketplace (the deadline is 60 minutes).',
     registers: [this.registry],
   });
-  private readonly ready = new Gauge({ name: 'service_ready', help: '1 when the database answers and its migrations are current, else 0.', registers: [this.registry] });
-  private readonly pool = new Gauge({ name: 'db_pool_connections', help: 'Database pool connections, by state (used, free, pending acquires).', labelNames: ['state'] as const, registers: [this.registry] });
+  private readonly ready = new Gauge({
+    name: 'service_ready',
+    help: '1 when the database answers and its migrations are current, else 0.',
+    registers: [this.registry],
+  });
+  private readonly pool = new Gauge({
+    name: 'db_pool_connections',
+    help: 'Database pool connections, by state (used, free, pending acquires).',
+    labelNames: ['state'] as const,
+    registers: [this.registry],
+  });
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });

@@ -112,7 +112,14 @@ export function pipeline(surface: Surface, deps: Deps) {
     deps.metrics.observeRequest(surface.name, ctx.operationId, sent.status, seconds);
     if (sent.status === 429) deps.metrics.rateLimited.inc({ scope: ctx.partner ? 'partner' : 'anonymous' });
     deps.logger.info(
-      { requestId, method: req.method, path: keptUrl(redactUrl(url.split('?')[0])), status: sent.status, ms: Math.round(seconds * 1000), ...(ctx.traceId ? { traceId: ctx.traceId } : {}) },
+      {
+        requestId,
+        method: req.method,
+        path: keptUrl(redactUrl(url.split('?')[0])),
+        status: sent.status,
+        ms: Math.round(seconds * 1000),
+        ...(ctx.traceId ? { traceId: ctx.traceId } : {}),
+      },
       'request',
     );
 

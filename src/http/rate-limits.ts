@@ -26,7 +26,9 @@ export type RateLimitScope = 'anonymous' | 'partner';
 export function rateLimited(scope: RateLimitScope, bucket: Bucket, retryAfterSeconds: number): AppError {
   const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
   const window = Math.max(1, Math.ceil(bucket.burst / bucket.requestsPerSecond));
-  return new HttpRefusal('rate_limited', scope === 'anonymous'
+  return new HttpRefusal(
+    'rate_limited',
+    scope === 'anonymous'
       ? `Too many requests without a valid credential from this address; retry after ${seconds} s.`
       : `Too many requests: this key's limit is ${bucket.requestsPerSecond} a second with bursts of ${bucket.burst}; retry after ${seconds} s.`,
     { scope, requests_per_second: bucket.requestsPerSecond, burst: bucket.burst, retry_after_seconds: seconds },

@@ -136,7 +136,14 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
     return {
       op,
       method: op.method.toUpperCase(),
-      pattern: names.length ? new RegExp(`^${op.path.split(/\{[^}]+\}/).map(escapeRegExp).join('([^/]+)')}$`) : null,
+      pattern: names.length
+        ? new RegExp(
+            `^${op.path
+              .split(/\{[^}]+\}/)
+              .map(escapeRegExp)
+              .join('([^/]+)')}$`,
+          )
+        : null,
       names,
       specificity: op.path.replace(/\{.*?\}/g, '').length,
       schemes: security.map((req) => Object.keys(req)),
@@ -187,7 +194,10 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
     if (deps.config.responseValidation !== 'off' && body !== undefined) {
       const v = api.validator.validateResponse(body, route.op, r.status);
       if (v.errors?.length) {
-        deps.logger.error({ requestId: ctx.requestId, operationId: route.op.operationId, status: r.status, errors: v.errors }, 'response does not match the contract');
+        deps.logger.error(
+          { requestId: ctx.requestId, operationId: route.op.operationId, status: r.status, errors: v.errors },
+          'response does not match the contract',
+        );
         if (deps.config.responseValidation === 'enforce') {
           return opts.errorResult(ctx, new AppError('internal_error', 'response_contract_violation', { operation: route.op.operationId, errors: v.errors }));
         }

@@ -23,7 +23,8 @@ const SHAPES: Array<[RegExp, string]> = [
 /** A cheap first look: text without any of these holds no secret of a known shape. */
 const SHAPE_HINT = /svc_sk_|whsec_|op_[A-Za-z0-9]{32}|drv_[A-Za-z0-9]{32}/;
 
-const SECRET_NAME = /^(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|apikey|x-apikey|privatekey|private-key|private_key|x-callback-token|key|secret|token|password|passwd|pwd|signature|sig|client_secret|credentials?)$|(?:^|[-_])(?:token|secret|password|apikey|api[-_]key|private[-_]?key|access[-_]key)$/i;
+const SECRET_NAME =
+  /^(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|apikey|x-apikey|privatekey|private-key|private_key|x-callback-token|key|secret|token|password|passwd|pwd|signature|sig|client_secret|credentials?)$|(?:^|[-_])(?:token|secret|password|apikey|api[-_]key|private[-_]?key|access[-_]key)$/i;
 /** Whether a header, query parameter or JSON field of this name carries a credential, whatever its value. */
 export const isSecretName = (name: string): boolean => SECRET_NAME.test(name);
 
@@ -53,7 +54,8 @@ export function redactString(value: string): string {
 }
 
 /** A quick test that a JSON text holds nothing to redact, so the common case skips the deep copy. */
-const SECRET_FIELD_IN_JSON = /"(?:[^"\\]*[-_])?(?:key|secret|token|password|passwd|pwd|signature|sig|apikey|privatekey|credentials?|authorization|cookie)"\s*:/i;
+const SECRET_FIELD_IN_JSON =
+  /"(?:[^"\\]*[-_])?(?:key|secret|token|password|passwd|pwd|signature|sig|apikey|privatekey|credentials?|authorization|cookie)"\s*:/i;
 export const mayHoldSecrets = (jsonText: string): boolean => SECRET_FIELD_IN_JSON.test(jsonText) || holdsSecret(jsonText);
 
 /** A credential's replacement: an API key keeps its prefix (and scheme), anything else is gone whole. */
@@ -107,7 +109,9 @@ export function redactUrl(url: string): string {
       const eq = pair.indexOf('=');
       if (eq < 0) return redactComponent(pair);
       const name = pair.slice(0, eq);
-      return isSecretName(safeDecode(name.replace(/\+/g, ' '))) ? `${name}=${encodeURIComponent(REDACTED)}` : `${redactComponent(name)}=${redactComponent(pair.slice(eq + 1))}`;
+      return isSecretName(safeDecode(name.replace(/\+/g, ' ')))
+        ? `${name}=${encodeURIComponent(REDACTED)}`
+        : `${redactComponent(name)}=${redactComponent(pair.slice(eq + 1))}`;
     })
     .join('&');
   return `${path}?${query}`;

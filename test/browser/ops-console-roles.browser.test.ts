@@ -46,7 +46,14 @@ describe('Operator console (/ops/): operators and roles', () => {
     });
     const b = await call('POST', '/transfers/v1/bookings', {
       key: partner.liveKey,
-      body: { quote_id: q.body.quote_id, offer_id: q.body.offers[0].offer_id, partner_reference: 'IH-201', passenger: { first_name: 'Ayesha', last_name: 'Perera' }, passengers: { adults: 2, luggage: 2 }, flight_number: 'UL504' },
+      body: {
+        quote_id: q.body.quote_id,
+        offer_id: q.body.offers[0].offer_id,
+        partner_reference: 'IH-201',
+        passenger: { first_name: 'Ayesha', last_name: 'Perera' },
+        passengers: { adults: 2, luggage: 2 },
+        flight_number: 'UL504',
+      },
     });
     if (b.status !== 201) throw new Error(`booking ${b.status} ${b.text}`);
     clock.set(NOW);
@@ -74,8 +81,10 @@ describe('Operator console (/ops/): operators and roles', () => {
   }
 
   /** Whether any element matches and is shown. */
-  const shown = (page: Page, selector: string) => page.locator(selector).evaluateAll((els) => els.some((e) => (e as unknown as { offsetParent: unknown }).offsetParent !== null));
-  const links = (page: Page) => page.locator('#sections a').evaluateAll((els) => els.filter((a) => !(a as unknown as { hidden: boolean }).hidden).map((a) => a.textContent));
+  const shown = (page: Page, selector: string) =>
+    page.locator(selector).evaluateAll((els) => els.some((e) => (e as unknown as { offsetParent: unknown }).offsetParent !== null));
+  const links = (page: Page) =>
+    page.locator('#sections a').evaluateAll((els) => els.filter((a) => !(a as unknown as { hidden: boolean }).hidden).map((a) => a.textContent));
 
   it('shows a viewer who is signed in, and none of what a viewer may not do: no audit log, no forms, no retries', async () => {
     const w = await watchedPage(browser);
@@ -137,13 +146,20 @@ describe('Operator console (/ops/): operators and roles', () => {
     try {
       // A page that believes the viewer is an admin (only GET /me is rewritten; every other call is the API's).
       await w.page.route('**/ops/v1/me', (route) =>
-        route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ operator_id: viewer.operator_id, name: 'Ravi Jayasuriya', role: 'admin' }) }),
+        route.fulfill({
+          status: 200,
+          contentType: 'application/json',
+          body: JSON.stringify({ operator_id: viewer.operator_id, name: 'Ravi Jayasuriya', role: 'admin' }),
+        }),
       );
       await signIn(w.page, viewer.token);
       await w.page.click('#sections a[href="#partners"]');
       await w.page.fill('#partner-name', 'Not Allowed Tours');
       await w.page.click('#partner-form button[type="submit"]');
-      await textSoon(w.page.locator('#partner-form-status'), new RegExp(`Not allowed for your role: This needs the admin role; operator ${viewer.operator_id} is a viewer\\.`));
+      await textSoon(
+        w.page.locator('#partner-form-status'),
+        new RegExp(`Not allowed for your role: This needs the admin role; operator ${viewer.operator_id} is a viewer\\.`),
+      );
       expect(await w.page.locator('#partner-form-status').getAttribute('role')).toBe('alert');
       expect((await ops().call('GET', '/partners')).body.data.map((p: { name: string }) => p.name)).not.toContain('Not Allowed Tours');
       await shots(w.page, 'ops-console-forbidden');
@@ -161,7 +177,10 @@ describe('Operator console (/ops/): operators and roles', () => {
       await textSoon(w.page.locator('#whoami'), /Bootstrap admin \(OPERATOR_TOKEN\)\s+admin/);
       expect(await links(w.page)).toEqual(['Dispatch', 'Partners', 'Deliveries', 'Audit log', 'Operators']);
       await w.page.click('#sections a[href="#operators"]');
-      await textSoon(w.page.locator(`#operators-table tr[data-operator="${viewer.operator_id}"]`), /Ravi Jayasuriya[\s\S]*viewer[\s\S]*Bootstrap admin[\s\S]*active/);
+      await textSoon(
+        w.page.locator(`#operators-table tr[data-operator="${viewer.operator_id}"]`),
+        /Ravi Jayasuriya[\s\S]*viewer[\s\S]*Bootstrap admin[\s\S]*active/,
+      );
 
       await w.page.fill('#operator-name', 'Nimali Perera');
       await w.page.selectOption('#operator-role', 'dispatcher');
@@ -198,7 +217,8 @@ describe('Operator console (/ops/): operators and roles', () => {
       await d.page.goto(`${app.url}/ops/#partners/${partner.partner_id}`);
       await textSoon(d.page.locator('#partner-detail-title'), /Island Holidays/);
       expect(await shown(d.page, '#partner-form')).toBe(false);
-      for (const s of ['#pause-toggle', '#key-form', '#vocab-form', '#rate-form']) expect({ s, count: await d.page.locator(s).count() }).toEqual({ s, count: 0 });
+      for (const s of ['#pause-toggle', '#key-form', '#vocab-form', '#rate-form'])
+        expect({ s, count: await d.page.locator(s).count() }).toEqual({ s, count: 0 });
 
       // Revoked after a confirmation: its next request is refused, and its open console asks to sign in again.
       await row.locator('[data-revoke-operator]').click();
@@ -237,7 +257,10 @@ describe('Operator console (/ops/): operators and roles', () => {
       await w.page.click('#rate-form button[type="submit"]');
       await textSoon(w.page.locator('#partner-status'), /Production: 20 requests a second, bursts of up to 40, from the partner's next request\./);
       await textSoon(w.page.locator('#rate-table tr[data-env="production"]'), /20 requests a second, bursts of up to 40/);
-      expect((await ops().call('GET', `/partners/${p.partner_id}`)).body.rate_limits).toEqual({ sandbox: null, production: { requests_per_second: 20, burst: 40 } });
+      expect((await ops().call('GET', `/partners/${p.partner_id}`)).body.rate_limits).toEqual({
+        sandbox: null,
+        production: { requests_per_second: 20, burst: 40 },
+      });
       // The form shows the environment just set, with its values.
       expect(await w.page.locator('#rate-env').inputValue()).toBe('production');
       expect(await w.page.locator('#rate-rps').inputValue()).toBe('20');
@@ -248,17 +271,27 @@ describe('Operator console (/ops/): operators and roles', () => {
       await w.page.fill('#rate-rps', '0.5');
       await w.page.click('#rate-form button[type="submit"]');
       await textSoon(w.page.locator('#partner-status'), /Sandbox: 0\.5 requests a second, bursts of up to 1,/);
-      expect((await ops().call('GET', `/partners/${p.partner_id}`)).body.rate_limits).toEqual({ sandbox: { requests_per_second: 0.5, burst: 1 }, production: { requests_per_second: 20, burst: 40 } });
+      expect((await ops().call('GET', `/partners/${p.partner_id}`)).body.rate_limits).toEqual({
+        sandbox: { requests_per_second: 0.5, burst: 1 },
+        production: { requests_per_second: 20, burst: 40 },
+      });
       await shots(w.page, 'ops-console-partner-rate-limits');
 
       // Removed again: no limit in sandbox.
       await w.page.click('#rate-none');
       await textSoon(w.page.locator('#partner-status'), /Sandbox: no limit from the partner's next request\./);
       await textSoon(w.page.locator('#rate-table tr[data-env="sandbox"]'), /No limit/);
-      expect((await ops().call('GET', `/partners/${p.partner_id}`)).body.rate_limits).toEqual({ sandbox: null, production: { requests_per_second: 20, burst: 40 } });
+      expect((await ops().call('GET', `/partners/${p.partner_id}`)).body.rate_limits).toEqual({
+        sandbox: null,
+        production: { requests_per_second: 20, burst: 40 },
+      });
       // Each change was the admin's request through the operator API, audited under the bootstrap operator.
       const puts = await ops().audit({ path: `/ops/v1/partners/${p.partner_id}/rate-limit`, operator_id: 'bootstrap' });
-      expect(puts.map((e) => [e.method, e.status])).toEqual([['PUT', 200], ['PUT', 200], ['PUT', 200]]);
+      expect(puts.map((e) => [e.method, e.status])).toEqual([
+        ['PUT', 200],
+        ['PUT', 200],
+        ['PUT', 200],
+      ]);
       expect(w.outside(app.url)).toEqual([]);
       expect(w.errors).toEqual([]);
     } finally {

@@ -48,7 +48,14 @@ describe('Operator console (/ops/) in a browser', () => {
     if (!offer) throw new Error(`no ${vehicle} offer for ${ref}: ${q.text}`);
     const b = await call('POST', '/transfers/v1/bookings', {
       key: partner.liveKey,
-      body: { quote_id: q.body.quote_id, offer_id: offer.offer_id, partner_reference: ref, passenger: { first_name: 'Ayesha', last_name: 'Perera', phone: '+94771234567' }, passengers: { adults, luggage: adults }, flight_number: 'UL504' },
+      body: {
+        quote_id: q.body.quote_id,
+        offer_id: offer.offer_id,
+        partner_reference: ref,
+        passenger: { first_name: 'Ayesha', last_name: 'Perera', phone: '+94771234567' },
+        passengers: { adults, luggage: adults },
+        flight_number: 'UL504',
+      },
     });
     if (b.status !== 201) throw new Error(`booking ${ref}: ${b.status} ${b.text}`);
     return (await ops().jobs({ booking_ref: b.body.booking_ref }))[0];
@@ -61,8 +68,15 @@ describe('Operator console (/ops/) in a browser', () => {
   beforeAll(async () => {
     mp = await startMarketplaceSim({ userId: MARKETPLACE_ENV.MARKETPLACE_USER_ID, privateKey: MARKETPLACE_ENV.MARKETPLACE_PRIVATE_KEY });
     // The partner's sandbox webhook receiver is on this machine: sandbox endpoints may target it.
-    app = await startTestApp({ clock, env: { ...MARKETPLACE_ENV, MARKETPLACE_URL: mp.url, OUTBOX_POLL_MS: '100', OUTBOX_RETRY_BASE_MS: '600000', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' } });
-    mp.sim.setSupplier({ inUrl: MARKETPLACE_ENV.MARKETPLACE_IN_URL, baseUrl: `${app.url}/marketplace`, callbackToken: MARKETPLACE_ENV.MARKETPLACE_CALLBACK_TOKEN });
+    app = await startTestApp({
+      clock,
+      env: { ...MARKETPLACE_ENV, MARKETPLACE_URL: mp.url, OUTBOX_POLL_MS: '100', OUTBOX_RETRY_BASE_MS: '600000', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' },
+    });
+    mp.sim.setSupplier({
+      inUrl: MARKETPLACE_ENV.MARKETPLACE_IN_URL,
+      baseUrl: `${app.url}/marketplace`,
+      callbackToken: MARKETPLACE_ENV.MARKETPLACE_CALLBACK_TOKEN,
+    });
 
     // The fleet of a small Colombo operator, and its drivers.
     for (const [plate, code, brand, model, colour] of [
@@ -72,8 +86,14 @@ describe('Operator console (/ops/) in a browser', () => {
       ['CAR-1190', 'premium_car', 'Mercedes-Benz', 'E-Class', 'black'],
       ['CAW-4587', 'suv', 'Mitsubishi', 'Montero', 'white'],
       ['PH-7034', 'standard_van', 'Toyota', 'HiAce KDH', 'silver'],
-    ] as const) fleet[plate] = await ops().vehicle(code, { plate, brand, model, colour });
-    for (const [name, phone] of [['Sunil Fernando', '+94 77 123 4567'], ['Mohamed Rizwan', '+94 71 234 5678'], ['Chaminda Perera', '+94 76 345 6789'], ['Nimal Silva', '+94 70 456 7890']]) {
+    ] as const)
+      fleet[plate] = await ops().vehicle(code, { plate, brand, model, colour });
+    for (const [name, phone] of [
+      ['Sunil Fernando', '+94 77 123 4567'],
+      ['Mohamed Rizwan', '+94 71 234 5678'],
+      ['Chaminda Perera', '+94 76 345 6789'],
+      ['Nimal Silva', '+94 70 456 7890'],
+    ]) {
       people[name] = await ops().driver(name, phone);
     }
 
@@ -102,7 +122,10 @@ describe('Operator console (/ops/) in a browser', () => {
 
     // The partner's webhook receiver is down (500): its booking.confirmed delivery waits for a retry.
     receiver = await startWebhookReceiver({ respond: () => 500 });
-    const endpoint = await client(app.url)('POST', '/transfers/v1/webhook_endpoints', { key: partner.testKey, body: { url: `${receiver.url}/hooks`, events: ['booking.confirmed'] } });
+    const endpoint = await client(app.url)('POST', '/transfers/v1/webhook_endpoints', {
+      key: partner.testKey,
+      body: { url: `${receiver.url}/hooks`, events: ['booking.confirmed'] },
+    });
     if (endpoint.status !== 201) throw new Error(`webhook endpoint ${endpoint.status} ${endpoint.text}`);
     receiver.setSecrets([endpoint.body.secret]);
     webhookRef = await sandboxBooking();
@@ -120,11 +143,20 @@ describe('Operator console (/ops/) in a browser', () => {
   /** A sandbox booking of the partner (its booking.confirmed goes to the partner's webhook endpoint). */
   async function sandboxBooking(): Promise<string> {
     const call = client(app.url);
-    const q = await call('POST', '/transfers/v1/quotes', { key: partner.testKey, body: { pickup: { name: 'Kandy' }, dropoff: { name: 'Galle' }, pickup_datetime: '2026-11-25T09:00:00+05:30', passengers: { adults: 2 } } });
+    const q = await call('POST', '/transfers/v1/quotes', {
+      key: partner.testKey,
+      body: { pickup: { name: 'Kandy' }, dropoff: { name: 'Galle' }, pickup_datetime: '2026-11-25T09:00:00+05:30', passengers: { adults: 2 } },
+    });
     const b = await call('POST', '/transfers/v1/bookings', {
       key: partner.testKey,
       headers: { 'Idempotency-Key': 'ops-console-webhook' },
-      body: { quote_id: q.body.quote_id, offer_id: q.body.offers[0].offer_id, partner_reference: 'IH-WEBHOOK', passenger: { first_name: 'Ayesha', last_name: 'Perera' }, passengers: { adults: 2 } },
+      body: {
+        quote_id: q.body.quote_id,
+        offer_id: q.body.offers[0].offer_id,
+        partner_reference: 'IH-WEBHOOK',
+        passenger: { first_name: 'Ayesha', last_name: 'Perera' },
+        passengers: { adults: 2 },
+      },
     });
     if (b.status !== 201) throw new Error(`sandbox booking ${b.status} ${b.text}`);
     return b.body.booking_ref;
@@ -134,7 +166,9 @@ describe('Operator console (/ops/) in a browser', () => {
   async function marketplaceOrder(date: string, status: number): Promise<string> {
     const sim = client(mp.url);
     await sim('POST', '/__sim/scenarios', { body: { fail_next: { count: 1, status } } });
-    const search = await sim('POST', '/__sim/drive/search', { body: { from: { name: 'Kandy' }, to: { iata: 'CMB' }, date, adults: 4, children: 1, luggage: 4 } });
+    const search = await sim('POST', '/__sim/drive/search', {
+      body: { from: { name: 'Kandy' }, to: { iata: 'CMB' }, date, adults: 4, children: 1, luggage: 4 },
+    });
     const van = search.body.response.body.vehicles.find((v: any) => v.vehicle_id === 'standard_van');
     await sim('POST', '/__sim/drive/lock', { body: { vehicle_id: van.vehicle_id, price_mark: van.price_mark } });
     const order = await sim('POST', '/__sim/drive/book', {
@@ -159,7 +193,7 @@ describe('Operator console (/ops/) in a browser', () => {
     expect({ name, overflow: await shotsAtBothSizes(page, name) }).toEqual({ name, overflow: 0 });
   }
 
-  it('signs in: a wrong token gets the API\'s own 401; the right one is kept in this tab\'s session only, and signing out forgets it', async () => {
+  it("signs in: a wrong token gets the API's own 401; the right one is kept in this tab's session only, and signing out forgets it", async () => {
     const w = await watchedPage(browser);
     try {
       await w.page.goto(consoleUrl());
@@ -243,7 +277,9 @@ describe('Operator console (/ops/) in a browser', () => {
       await w.page.selectOption('#vocab-vehicle', 'standard_car');
       await w.page.click('#vocab-form button[type="submit"]');
       await textSoon(w.page.locator('#partner-status'), /Mapped SEDAN to Standard car/);
-      expect((await ops().call('GET', `/partners/${partnerId}/vehicle-codes`)).body.data).toEqual([{ partner_id: partnerId, code: 'SEDAN', vehicle: 'standard_car' }]);
+      expect((await ops().call('GET', `/partners/${partnerId}/vehicle-codes`)).body.data).toEqual([
+        { partner_id: partnerId, code: 'SEDAN', vehicle: 'standard_car' },
+      ]);
       // The key is not on the page any more (it was shown once), only its prefix in the list.
       expect(await w.page.locator('#new-key-value').count()).toBe(0);
       expect(await w.page.content()).not.toContain(key);
@@ -270,7 +306,7 @@ describe('Operator console (/ops/) in a browser', () => {
     }
   });
 
-  it('assigns a job on the board, and a double assignment is refused with the API\'s message', async () => {
+  it("assigns a job on the board, and a double assignment is refused with the API's message", async () => {
     const w = await watchedPage(browser);
     try {
       await signIn(w.page);
@@ -301,7 +337,9 @@ describe('Operator console (/ops/) in a browser', () => {
       await w.page.click('#assign-form button[type="submit"]');
       await textSoon(
         w.page.locator('#assign-result'),
-        new RegExp(`Double booking refused: Driver Mohamed Rizwan is already on job ${jobs.first.job_id} from 15:00 to \\d\\d:\\d\\d \\(Sri Lanka time\\), which overlaps this one\\.`),
+        new RegExp(
+          `Double booking refused: Driver Mohamed Rizwan is already on job ${jobs.first.job_id} from 15:00 to \\d\\d:\\d\\d \\(Sri Lanka time\\), which overlaps this one\\.`,
+        ),
       );
       expect(await w.page.locator('#assign-result').getAttribute('role')).toBe('alert');
       await shots(w.page, 'ops-console-double-assignment');
@@ -316,7 +354,7 @@ describe('Operator console (/ops/) in a browser', () => {
     }
   });
 
-  it('refuses a no-show before the pickup time, in the API\'s words, and the job stays as it was', async () => {
+  it("refuses a no-show before the pickup time, in the API's words, and the job stays as it was", async () => {
     const w = await watchedPage(browser);
     try {
       await signIn(w.page);
@@ -333,7 +371,10 @@ describe('Operator console (/ops/) in a browser', () => {
       await textSoon(w.page.locator('#job-panel [data-fact="Pickup"]'), /18:30/);
       await w.page.fill('#no-show-note', 'Nobody at the hotel lobby.');
       await w.page.click('#no-show-form button[type="submit"]');
-      await textSoon(w.page.locator('#finish-result'), /Not possible for this job: A no-show can be reported only after the pickup time \(2026-11-21T13:00:00\.000Z\)\./);
+      await textSoon(
+        w.page.locator('#finish-result'),
+        /Not possible for this job: A no-show can be reported only after the pickup time \(2026-11-21T13:00:00\.000Z\)\./,
+      );
       await shots(w.page, 'ops-console-no-show-too-early');
       expect((await ops().call('GET', `/jobs/${jobs.galle.job_id}`)).body).toMatchObject({ status: 'driver_assigned', driver: { name: 'Chaminda Perera' } });
       expect(w.outside(app.url)).toEqual([]);
@@ -342,7 +383,7 @@ describe('Operator console (/ops/) in a browser', () => {
     }
   });
 
-  it('updates the board without a reload: a driver\'s position and another operator\'s assignment appear by themselves', async () => {
+  it("updates the board without a reload: a driver's position and another operator's assignment appear by themselves", async () => {
     const w = await watchedPage(browser);
     try {
       await signIn(w.page);
@@ -439,7 +480,10 @@ describe('Operator console (/ops/) in a browser', () => {
       expect(await w.page.locator('#audit-table tbody tr').count()).toBe(1);
       await textSoon(w.page.locator('#audit-table tbody'), new RegExp(requestId));
       // The key is redacted to its non-secret prefix; the response is the one the partner got.
-      await textSoon(w.page.locator('#audit-request-headers'), new RegExp(`"authorization": "Bearer ${partner.testKey.slice(0, partner.testKey.lastIndexOf('_') + 1)}\\[REDACTED\\]"`));
+      await textSoon(
+        w.page.locator('#audit-request-headers'),
+        new RegExp(`"authorization": "Bearer ${partner.testKey.slice(0, partner.testKey.lastIndexOf('_') + 1)}\\[REDACTED\\]"`),
+      );
       expect(await w.page.content()).not.toContain(partner.testKey);
       await textSoon(w.page.locator('#audit-response-body'), /"partner": "Island Holidays"/);
       await textSoon(w.page.locator('#audit-detail'), /Response 200/);
@@ -458,7 +502,10 @@ describe('Operator console (/ops/) in a browser', () => {
       const local = (t: number) => new Date(t + 330 * 60_000).toISOString().slice(0, 19);
       await w.page.fill('#audit-from', local(started.getTime() - 60_000));
       await w.page.fill('#audit-to', local(Date.now() + 60_000));
-      await Promise.all([w.page.waitForResponse((r) => r.url().includes('/ops/v1/audit?') && r.url().includes('partner_id=')), w.page.click('#audit-form button[type="submit"]')]);
+      await Promise.all([
+        w.page.waitForResponse((r) => r.url().includes('/ops/v1/audit?') && r.url().includes('partner_id=')),
+        w.page.click('#audit-form button[type="submit"]'),
+      ]);
       await textSoon(w.page.locator('#audit-table tbody'), /POST \/transfers\/v1\/bookings/);
       // The seven production bookings of the board, and the sandbox one whose webhook delivery failed.
       expect(await w.page.locator('#audit-table tbody tr').count()).toBe(8);
@@ -500,11 +547,30 @@ describe('Operator console (/ops/) in a browser', () => {
         expect(focused).toBe(`${view}-title`);
       }
       await w.page.click(`#timeline [data-job="${jobs.galle.job_id}"]`);
-      expect(await w.page.evaluate("Array.from(document.querySelectorAll('#job-panel input, #job-panel select, #job-panel textarea')).filter((c) => !c.labels.length).length")).toBe(0);
+      expect(
+        await w.page.evaluate(
+          "Array.from(document.querySelectorAll('#job-panel input, #job-panel select, #job-panel textarea')).filter((c) => !c.labels.length).length",
+        ),
+      ).toBe(0);
       expect(w.outside(app.url)).toEqual([]);
       const files = [...new Set(w.requests.filter((u) => !u.includes('/ops/v1/')))].sort();
       // The page, its styles, and its script: ops.js and the ES modules it imports (web/ops/*.js), nothing else.
-      const modules = ['api', 'audit', 'board', 'deliveries', 'dom', 'format', 'job-panel', 'operators', 'ops', 'partner-settings', 'partners', 'router', 'session', 'state'];
+      const modules = [
+        'api',
+        'audit',
+        'board',
+        'deliveries',
+        'dom',
+        'format',
+        'job-panel',
+        'operators',
+        'ops',
+        'partner-settings',
+        'partners',
+        'router',
+        'session',
+        'state',
+      ];
       const own = ['console.css', 'favicon-32x32.png', 'ops.css', ...modules.map((m) => `${m}.js`)].map((f) => `${app.url}/ops/assets/${f}`);
       expect(files).toEqual([`${app.url}/ops/`, ...own].sort());
       // Every request the page made is in the audit log, the page's own under the ops-console surface.

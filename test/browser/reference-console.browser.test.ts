@@ -136,7 +136,10 @@ describe('Reference console (/transfers/v1/console) in a browser', () => {
       const rows = await operator(app.url).audit({ path: '/transfers/v1/ping' });
       const refused = rows.filter((r) => r.request_headers['x-reference-console'] === '1' && r.status === 401 && r.env === null && r.partner_id === null);
       // The try-it request (no key at all) and the marked live-key request; only the latter carried a (live) key.
-      expect(refused.map((r) => r.request_headers.authorization ?? null).sort()).toEqual([`Bearer ${partner.liveKey.slice(0, partner.liveKey.lastIndexOf('_') + 1)}[REDACTED]`, null]);
+      expect(refused.map((r) => r.request_headers.authorization ?? null).sort()).toEqual([
+        `Bearer ${partner.liveKey.slice(0, partner.liveKey.lastIndexOf('_') + 1)}[REDACTED]`,
+        null,
+      ]);
       // Unmarked, the same live key works: the refusal is the console's, not the key's.
       expect((await client(app.url)('GET', '/transfers/v1/ping', { headers: { Authorization: `Bearer ${partner.liveKey}` } })).body.env).toBe('production');
     } finally {
@@ -178,7 +181,19 @@ describe('Reference console (/transfers/v1/console) in a browser', () => {
       await w.page.goto(consoleUrl());
       await w.page.click('a:has-text("Partner guide")');
       await w.page.locator('h1:has-text("partner guide")').waitFor();
-      for (const heading of ['Quick start', 'Environments and keys', 'The flow', 'Declines', 'Errors, and which to retry', 'Idempotency', 'Webhooks', 'Sandbox test helpers', 'Simulated faults', 'Certification', 'The integration report']) {
+      for (const heading of [
+        'Quick start',
+        'Environments and keys',
+        'The flow',
+        'Declines',
+        'Errors, and which to retry',
+        'Idempotency',
+        'Webhooks',
+        'Sandbox test helpers',
+        'Simulated faults',
+        'Certification',
+        'The integration report',
+      ]) {
         await visibleSoon(w.page.locator(`.doc h2:has-text("${heading}")`));
       }
       await screenshot(w.page, 'partner-guide');

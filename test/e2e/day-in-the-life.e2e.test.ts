@@ -96,8 +96,19 @@ describe('A day in the life', () => {
     expect(retried.headers.get('idempotent-replayed')).toBe('true');
     expect(retried.data!.booking_ref).toBe(ref);
     // A second booking, for a trip the client will call off.
-    const q2 = await partner.createQuote({ pickup: { name: 'Galle' }, dropoff: { iata: 'CMB' }, pickup_datetime: '2026-12-05T06:00:00+05:30', passengers: { adults: 2, luggage: 2 } });
-    const second = await partner.createBooking({ ...bookingBody, quote_id: q2.data!.quote_id, offer_id: q2.data!.offers[0].offer_id, partner_reference: 'IH-2026-0043', flight_number: undefined });
+    const q2 = await partner.createQuote({
+      pickup: { name: 'Galle' },
+      dropoff: { iata: 'CMB' },
+      pickup_datetime: '2026-12-05T06:00:00+05:30',
+      passengers: { adults: 2, luggage: 2 },
+    });
+    const second = await partner.createBooking({
+      ...bookingBody,
+      quote_id: q2.data!.quote_id,
+      offer_id: q2.data!.offers[0].offer_id,
+      partner_reference: 'IH-2026-0043',
+      flight_number: undefined,
+    });
     expect(second.status).toBe(201);
 
     // 07:00 — the marketplace searches, locks a quote and books the van for a family from Kandy.
@@ -120,7 +131,16 @@ describe('A day in the life', () => {
     // 08:00 — an order arrives as a callback whose body is not the order: the service re-fetches it.
     clock.advance(60 * 60 * 1000);
     await sim('POST', '/__sim/scenarios', { body: { callback_body_override: { price: '1.00', customer: { name: 'Mallory' } } } });
-    const cbOrder = sampleMarketplaceOrder('INT-900001', { state: undefined, from: { name: 'Ella' }, to: { name: 'Kandy' }, adults: 2, children: 0, luggage: 2, vehicle_id: 'suv', price: '120.00' });
+    const cbOrder = sampleMarketplaceOrder('INT-900001', {
+      state: undefined,
+      from: { name: 'Ella' },
+      to: { name: 'Kandy' },
+      adults: 2,
+      children: 0,
+      luggage: 2,
+      vehicle_id: 'suv',
+      price: '120.00',
+    });
     const cb = await drive('callback', { type: 'new', order: cbOrder });
     expect(cb.response).toMatchObject({ status: 200, body: { order_state: 'confirmed' } });
     const stored = await app.db('marketplace_orders').where({ orderId: 'INT-900001' }).first();
@@ -141,18 +161,25 @@ describe('A day in the life', () => {
 
     // 09:00 — the operator dispatches. The agency sees its driver; the marketplace gets driver info for its orders.
     clock.advance(60 * 60 * 1000);
-    const assign = (jobId: string, driverId: string, vehicleId: string) => ops.call('POST', `/jobs/${jobId}/assign`, { body: { driver_id: driverId, vehicle_id: vehicleId } });
+    const assign = (jobId: string, driverId: string, vehicleId: string) =>
+      ops.call('POST', `/jobs/${jobId}/assign`, { body: { driver_id: driverId, vehicle_id: vehicleId } });
     expect((await assign(agencyJob.job_id, sunil.driver_id, car.vehicle_id)).status).toBe(200);
     expect((await assign(vanJob.job_id, rizwan.driver_id, van.vehicle_id)).status).toBe(200);
     expect((await assign(suvJob.job_id, chaminda.driver_id, suv.vehicle_id)).status).toBe(200);
     // Rizwan cannot take the SUV job as well: he drives the van that same morning.
     expect((await assign(suvJob.job_id, rizwan.driver_id, suv.vehicle_id)).body.error.code).toBe('assignment_conflict');
-    expect((await partner.getBooking(ref)).data).toMatchObject({ status: 'driver_assigned', driver: { name: 'Sunil Fernando', phone: '+94 77 123 4567', vehicle: 'Toyota Axio (white)', plate: 'CBG-7781' } });
+    expect((await partner.getBooking(ref)).data).toMatchObject({
+      status: 'driver_assigned',
+      driver: { name: 'Sunil Fernando', phone: '+94 77 123 4567', vehicle: 'Toyota Axio (white)', plate: 'CBG-7781' },
+    });
     const driverInfo = await eventually('driver info for INT-900001', async () => {
       const calls = await simCalls('?operation=sendDriverInfo&order_id=INT-900001');
       return calls.find((c) => c.status === 200);
     });
-    expect(JSON.parse(driverInfo.body)).toMatchObject({ driver: { name: 'Chaminda Perera' }, vehicle: { brand: 'Mitsubishi', model: 'Montero', plate: 'CAW-4587' } });
+    expect(JSON.parse(driverInfo.body)).toMatchObject({
+      driver: { name: 'Chaminda Perera' },
+      vehicle: { brand: 'Mitsubishi', model: 'Montero', plate: 'CAW-4587' },
+    });
 
     // 18:00 — both sides cancel: the agency its second booking, the marketplace the van order (freeing Rizwan and the van).
     clock.advance(9 * 60 * 60 * 1000);
@@ -173,9 +200,17 @@ describe('A day in the life', () => {
       const listed = (await partner.listEvents({ limit: 100 })).data?.data ?? [];
       return listed.length >= 5 ? listed : undefined;
     });
-    const story = (bookingRef: string) => events.filter((e) => 'booking' in e.data && e.data.booking?.booking_ref === bookingRef).map((e) => [e.type, e.sequence]);
-    expect(story(ref)).toEqual([['booking.confirmed', 1], ['booking.driver_assigned', 2], ['booking.completed', 3]]);
-    expect(story(second.data!.booking_ref)).toEqual([['booking.confirmed', 1], ['booking.cancelled', 2]]);
+    const story = (bookingRef: string) =>
+      events.filter((e) => 'booking' in e.data && e.data.booking?.booking_ref === bookingRef).map((e) => [e.type, e.sequence]);
+    expect(story(ref)).toEqual([
+      ['booking.confirmed', 1],
+      ['booking.driver_assigned', 2],
+      ['booking.completed', 3],
+    ]);
+    expect(story(second.data!.booking_ref)).toEqual([
+      ['booking.confirmed', 1],
+      ['booking.cancelled', 2],
+    ]);
 
     // 2 December — Chaminda waits in Ella; the marketplace tracks him; the passenger never comes.
     clock.set('2026-12-02T01:15:00Z'); // 06:45 in Sri Lanka, a quarter of an hour before pickup
@@ -186,10 +221,17 @@ describe('A day in the life', () => {
     });
     expect(JSON.parse(position.body)).toEqual({ order_id: 'INT-900001', lat: 6.8667, lon: 81.0466, at: '2026-12-02 06:45:00' });
     clock.set('2026-12-02T02:45:00Z'); // 08:15: an hour and a quarter after pickup
-    const noShow = await ops.call('POST', `/jobs/${suvJob.job_id}/no-show`, { body: { note: 'Waited at the hotel lobby until 08:15; the guest did not answer calls.' } });
+    const noShow = await ops.call('POST', `/jobs/${suvJob.job_id}/no-show`, {
+      body: { note: 'Waited at the hotel lobby until 08:15; the guest did not answer calls.' },
+    });
     expect(noShow.body.status).toBe('no_show');
-    const report = await eventually('the no-show report', async () => (await simCalls('?operation=reportNoShow&order_id=INT-900001')).find((c) => c.status === 200));
-    expect(JSON.parse(report.body).evidence).toEqual({ gps_track: [{ lat: 6.8667, lon: 81.0466, at: '2026-12-02 06:45:00' }], comment: 'Waited at the hotel lobby until 08:15; the guest did not answer calls.' });
+    const report = await eventually('the no-show report', async () =>
+      (await simCalls('?operation=reportNoShow&order_id=INT-900001')).find((c) => c.status === 200),
+    );
+    expect(JSON.parse(report.body).evidence).toEqual({
+      gps_track: [{ lat: 6.8667, lon: 81.0466, at: '2026-12-02 06:45:00' }],
+      comment: 'Waited at the hotel lobby until 08:15; the guest did not answer calls.',
+    });
     expect((await sim('GET', '/__sim/orders/INT-900001')).body.status).toBe('no_show');
 
     expect((await ops.jobs({})).map((j) => j.status)).toEqual(['completed', 'cancelled', 'no_show', 'cancelled']);

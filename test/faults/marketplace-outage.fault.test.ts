@@ -1,6 +1,22 @@
 import { startMarketplaceSim } from '../../simulators/marketplace/app';
 import { sampleMarketplaceOrder } from '../../harness/fixtures/marketplace-orders';
-import { call, dataDir, localInDays, marketplaceEnv, MP_IN_URL, MP_KEY, MP_TOKEN, OPERATOR_TOKEN, PG_URL, pgSchema, SHORT, sim, sleep, startService, waitUntil } from './support';
+import {
+  call,
+  dataDir,
+  localInDays,
+  marketplaceEnv,
+  MP_IN_URL,
+  MP_KEY,
+  MP_TOKEN,
+  OPERATOR_TOKEN,
+  PG_URL,
+  pgSchema,
+  SHORT,
+  sim,
+  sleep,
+  startService,
+  waitUntil,
+} from './support';
 
 /**
  * The marketplace goes down (every call 503), then is slow (1.5 s per call), then is back. Orders taken meanwhile
@@ -15,7 +31,9 @@ describe('When the marketplace is down, then slow, then back', () => {
     mp.sim.setSupplier({ inUrl: MP_IN_URL, baseUrl: `${svc.url}/marketplace`, callbackToken: MP_TOKEN });
     try {
       const n = SHORT ? 6 : 20;
-      expect(await sim(mp.url, 'POST', '/scenarios', { fail_next: { count: 1000, status: 503 } })).toMatchObject({ scenario: { fail_next: { count: 1000, status: 503 } } });
+      expect(await sim(mp.url, 'POST', '/scenarios', { fail_next: { count: 1000, status: 503 } })).toMatchObject({
+        scenario: { fail_next: { count: 1000, status: 503 } },
+      });
       const orderIds = Array.from({ length: n }, (_, i) => `FAULT-MP-${Date.now()}-${i}`);
       // Each order its own day: the embedded demo fleet has room for every one.
       for (const [i, id] of orderIds.entries()) {
@@ -42,9 +60,16 @@ describe('When the marketplace is down, then slow, then back', () => {
 
       const calls = (await sim(mp.url, 'GET', '/calls?operation=confirmOrder')).calls as Array<{ status: number; json: { order_id: string } }>;
       const accepted = calls.filter((c) => c.status === 200);
-      console.log(`marketplace outage: ${n} orders; ${failedWhileDown} confirm attempts refused while down, ${calls.length} attempts in all, ${accepted.length} accepted`);
+      console.log(
+        `marketplace outage: ${n} orders; ${failedWhileDown} confirm attempts refused while down, ${calls.length} attempts in all, ${accepted.length} accepted`,
+      );
       expect(accepted.map((c) => c.json.order_id).sort()).toEqual([...orderIds].sort());
-      const outbox = (await call(svc.url, 'GET', '/ops/v1/outbox?limit=200', { token: OPERATOR_TOKEN })).body.data as Array<{ kind: string; created_at: string; delivered_at: string; attempts: number }>;
+      const outbox = (await call(svc.url, 'GET', '/ops/v1/outbox?limit=200', { token: OPERATOR_TOKEN })).body.data as Array<{
+        kind: string;
+        created_at: string;
+        delivered_at: string;
+        attempts: number;
+      }>;
       const confirmed = outbox.filter((m) => m.kind === 'confirm_order');
       expect(confirmed).toHaveLength(n);
       // Each was queued while the marketplace was down and delivered only once it was back.

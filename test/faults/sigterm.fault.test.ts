@@ -21,7 +21,9 @@ describe('When the service gets SIGTERM under load', () => {
       const answered = attempts.filter((a) => a.reply);
       const refused = attempts.filter((a) => a.reply?.status === 503);
       const unanswered = attempts.filter((a) => !a.reply);
-      console.log(`SIGTERM: ${attempts.length} booking attempts, ${answered.filter((a) => a.reply!.status === 201).length} booked, ${refused.length} refused with 503 while draining, ${unanswered.length} without an answer (${[...new Set(unanswered.map((a) => a.error))].join(', ') || 'none'}: refused at connect, or a keep-alive connection closed as the request went out; settled by retrying with its key)`);
+      console.log(
+        `SIGTERM: ${attempts.length} booking attempts, ${answered.filter((a) => a.reply!.status === 201).length} booked, ${refused.length} refused with 503 while draining, ${unanswered.length} without an answer (${[...new Set(unanswered.map((a) => a.error))].join(', ') || 'none'}: refused at connect, or a keep-alive connection closed as the request went out; settled by retrying with its key)`,
+      );
       expect(answered.every((a) => a.reply!.status === 201 || a.reply!.status === 503)).toBe(true);
       expect(refused.every((a) => a.reply!.headers.get('retry-after') && a.reply!.headers.get('connection') === 'close')).toBe(true);
 

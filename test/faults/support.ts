@@ -100,11 +100,16 @@ export function dataDir(): { env: Record<string, string>; dir: string; drop(): v
 export interface Reply {
   status: number;
   text: string;
-  body: any;  
+  body: any;
   headers: Headers;
 }
 
-export async function call(base: string, method: string, p: string, opts: { key?: string; token?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<Reply> {
+export async function call(
+  base: string,
+  method: string,
+  p: string,
+  opts: { key?: string; token?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Reply> {
   const headers: Record<string, string> = { ...(opts.headers ?? {}) };
   if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
   if (opts.token) headers.Authorization = `Bearer ${opts.token}`;
@@ -182,7 +187,13 @@ export function bookingLoad(base: () => string, key: string, concurrency: number
       seq += 1;
       const attempt: Attempt = {
         key: `fault-${w}-${seq}-${randomBytes(3).toString('hex')}`,
-        body: { quote_id: quote.body.quote_id, offer_id: offer.offer_id, partner_reference: `F-${w}-${seq}`, passenger: { first_name: 'Ayesha', last_name: 'Perera' }, passengers: { adults: 2, luggage: 1 } },
+        body: {
+          quote_id: quote.body.quote_id,
+          offer_id: offer.offer_id,
+          partner_reference: `F-${w}-${seq}`,
+          passenger: { first_name: 'Ayesha', last_name: 'Perera' },
+          passengers: { adults: 2, luggage: 1 },
+        },
         at: Date.now(),
       };
       attempts.push(attempt);
@@ -273,7 +284,8 @@ export async function verifyBookings(base: string, key: string, attempts: Attemp
       const read = await call(base, 'GET', `/transfers/v1/bookings/${ref}`, { key });
       if (read.status !== 200 || JSON.stringify(read.body) !== JSON.stringify(a.reply!.body)) problems.push(`${ref}: read back ${read.status}`);
       const replay = await call(base, 'POST', '/transfers/v1/bookings', { key, body: a.body, headers: { 'Idempotency-Key': a.key } });
-      if (replay.status !== 200 || replay.headers.get('idempotent-replayed') !== 'true' || replay.text !== a.reply!.text) problems.push(`${ref}: replay ${replay.status}`);
+      if (replay.status !== 200 || replay.headers.get('idempotent-replayed') !== 'true' || replay.text !== a.reply!.text)
+        problems.push(`${ref}: replay ${replay.status}`);
       const audit = await call(base, 'GET', `/ops/v1/audit?request_id=${a.reply!.headers.get('x-request-id')}`, { token: OPERATOR_TOKEN });
       if (!audit.body?.data?.some((r: { status: number }) => r.status === 201)) problems.push(`${ref}: no audit row for its 201`);
     } else if (status === undefined || status === 503) {
@@ -293,9 +305,13 @@ export async function databaseInvariants(knex: Knex): Promise<string[]> {
   const problems: string[] = [];
   const doubled = await knex('bookings').select('offer_id').count({ n: '*' }).groupBy('offer_id').havingRaw('count(*) > 1');
   if (doubled.length) problems.push(`offers booked twice: ${JSON.stringify(doubled)}`);
-  const jobless = await knex.raw(`select b.booking_ref from bookings b where not exists (select 1 from jobs j where j.source = 'partner_booking' and j.source_ref = b.booking_ref)`);
+  const jobless = await knex.raw(
+    `select b.booking_ref from bookings b where not exists (select 1 from jobs j where j.source = 'partner_booking' and j.source_ref = b.booking_ref)`,
+  );
   if (jobless.rows.length) problems.push(`bookings without a job: ${JSON.stringify(jobless.rows)}`);
-  const unaudited = await knex.raw(`select b.booking_ref from bookings b where not exists (select 1 from audit_log a where a.request_id = b.request_id and a.status in (200, 201))`);
+  const unaudited = await knex.raw(
+    `select b.booking_ref from bookings b where not exists (select 1 from audit_log a where a.request_id = b.request_id and a.status in (200, 201))`,
+  );
   if (unaudited.rows.length) problems.push(`bookings without their audit row: ${JSON.stringify(unaudited.rows)}`);
   const pending = await knex('idempotency_keys').whereNull('response_status');
   if (pending.length) problems.push(`idempotency keys left without an outcome: ${pending.length}`);
@@ -321,6 +337,10 @@ export const marketplaceEnv = (simUrl: string): Record<string, string> => ({
 export const localInDays = (days: number) => new Date(Date.now() + days * 86400_000 + 5.5 * 3600_000).toISOString().replace('T', ' ').slice(0, 11) + '07:00:00';
 
 export async function sim(base: string, method: string, p: string, body?: unknown) {
-  const r = await fetch(`${base}/__sim${p}`, { method, headers: body === undefined ? {} : { 'Content-Type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-  return r.json() as Promise<any>;  
+  const r = await fetch(`${base}/__sim${p}`, {
+    method,
+    headers: body === undefined ? {} : { 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  return r.json() as Promise<any>;
 }

@@ -3,7 +3,6 @@ import OpenAPIBackend from 'openapi-backend';
 import { loadContract } from '../../src/http/surface';
 import { addContractFormats } from '../../src/http/formats';
 
- 
 type Schema = Record<string, any>;
 
 /** Values seen in responses (ids, refs), handed back to the generator so requests reach past "not found". */
@@ -76,7 +75,9 @@ export const futureDateTime = (now: Date) =>
 
 /** The marketplace's local "YYYY-MM-DD HH:MM:SS". */
 export const futureLocal = (now: Date) =>
-  fc.tuple(fc.integer({ min: -2, max: 400 }), fc.integer({ min: 0, max: 23 })).map(([d, h]) => `${new Date(now.getTime() + days(d)).toISOString().slice(0, 10)} ${pad(h)}:30:00`);
+  fc
+    .tuple(fc.integer({ min: -2, max: 400 }), fc.integer({ min: 0, max: 23 }))
+    .map(([d, h]) => `${new Date(now.getTime() + days(d)).toISOString().slice(0, 10)} ${pad(h)}:30:00`);
 
 // Every date and time the formats' syntax allows, and a little beyond: years 0000 to 9999 (their ends most often),
 // impossible days, hour 24, second 60, fractions of any length, every offset in every spelling.
@@ -95,29 +96,104 @@ const fraction = fc.oneof(
   fc.integer({ min: 13, max: 3000 }).map((n) => `.${'9'.repeat(n)}`),
 );
 const offset = fc.oneof(
-  fc.constantFrom('Z', 'z', '+05:30', '-00:00', '+00:00', '+14:00', '-12:00', '+15:59', '-15:59', '+16:00', '+23:59', '-23:59', '+24:00', '+05', '+0530', '-0000', ''),
-  fc.tuple(fc.constantFrom('+', '-'), fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.constantFrom(':', ':', '')).map(([s, h, m, c]) => `${s}${pad(h)}${c}${pad(m)}`),
+  fc.constantFrom(
+    'Z',
+    'z',
+    '+05:30',
+    '-00:00',
+    '+00:00',
+    '+14:00',
+    '-12:00',
+    '+15:59',
+    '-15:59',
+    '+16:00',
+    '+23:59',
+    '-23:59',
+    '+24:00',
+    '+05',
+    '+0530',
+    '-0000',
+    '',
+  ),
+  fc
+    .tuple(fc.constantFrom('+', '-'), fc.integer({ min: 0, max: 23 }), fc.integer({ min: 0, max: 59 }), fc.constantFrom(':', ':', ''))
+    .map(([s, h, m, c]) => `${s}${pad(h)}${c}${pad(m)}`),
 );
 const ymd = fc.tuple(year, month, day).map(([y, m, d]) => `${pad4(y)}-${pad(m)}-${pad(d)}`);
 
 /** Any RFC 3339 date-time and its near misses: every year 0000–9999 (the ends of time most often), every offset. */
 export const anyDateTime = fc.oneof(
-  fc.tuple(ymd, fc.constantFrom('T', 'T', 't', ' '), hour, minute, second, fraction, offset).map(([d, sep, h, m, sec, f, o]) => `${d}${sep}${pad(h)}:${pad(m)}:${pad(sec)}${f}${o}`),
+  fc
+    .tuple(ymd, fc.constantFrom('T', 'T', 't', ' '), hour, minute, second, fraction, offset)
+    .map(([d, sep, h, m, sec, f, o]) => `${d}${sep}${pad(h)}:${pad(m)}:${pad(sec)}${f}${o}`),
   // Where local time and UTC fall in different years (or past the ends), and leap seconds.
-  fc.tuple(fc.constantFrom('0000-01-01T00', '0000-12-31T23', '0001-01-01T00', '0001-01-01T05', '9999-12-31T23', '9999-12-31T18', '2016-12-31T23', '2026-12-31T23', '2027-01-01T05'), fc.constantFrom(':00:00', ':29:59', ':59:59', ':59:60', ':29:60'), fraction, offset).map((p) => p.join('')),
+  fc
+    .tuple(
+      fc.constantFrom(
+        '0000-01-01T00',
+        '0000-12-31T23',
+        '0001-01-01T00',
+        '0001-01-01T05',
+        '9999-12-31T23',
+        '9999-12-31T18',
+        '2016-12-31T23',
+        '2026-12-31T23',
+        '2027-01-01T05',
+      ),
+      fc.constantFrom(':00:00', ':29:59', ':59:59', ':59:60', ':29:60'),
+      fraction,
+      offset,
+    )
+    .map((p) => p.join('')),
 );
 
 /** Any RFC 3339 full-date and its near misses, every year 0000–9999. */
-export const anyDate = fc.oneof(ymd, fc.constantFrom('0000-01-01', '0001-01-01', '0001-01-02', '9999-12-30', '9999-12-31', '2026-02-29', '2028-02-29', '2026-12-01'));
+export const anyDate = fc.oneof(
+  ymd,
+  fc.constantFrom('0000-01-01', '0001-01-01', '0001-01-02', '9999-12-30', '9999-12-31', '2026-02-29', '2028-02-29', '2026-12-01'),
+);
 
 /** Any local "YYYY-MM-DD HH:MM:SS" the marketplace's pattern lets through, every year 0000–9999. */
 export const anyLocal = fc.oneof(
   fc.tuple(ymd, hour, minute, second).map(([d, h, m, sec]) => `${d} ${pad(h)}:${pad(m)}:${pad(sec)}`),
-  fc.tuple(fc.constantFrom('0000-01-01', '0001-01-01', '0001-01-02', '9999-12-30', '9999-12-31'), fc.constantFrom('00:00:00', '05:29:59', '05:30:00', '18:29:59', '23:59:59')).map(([d, t]) => `${d} ${t}`),
+  fc
+    .tuple(
+      fc.constantFrom('0000-01-01', '0001-01-01', '0001-01-02', '9999-12-30', '9999-12-31'),
+      fc.constantFrom('00:00:00', '05:29:59', '05:30:00', '18:29:59', '23:59:59'),
+    )
+    .map(([d, t]) => `${d} ${t}`),
 );
 
 /** Integers at and beyond the database's ranges (int2, int4, int8, exact doubles), both signs. */
-const integerEdges = [0, -0, 1, -1, 32767, 32768, -32768, -32769, 65536, 2 ** 31 - 1, 2 ** 31, -(2 ** 31), -(2 ** 31) - 1, 2 ** 32, 2 ** 53 - 1, 2 ** 53, 2 ** 53 + 2, -(2 ** 53), 2 ** 63, -(2 ** 63), 2 ** 64, 1e20, 1e21, 1e100, 1e308, -1e308, Number.MAX_VALUE];
+const integerEdges = [
+  0,
+  -0,
+  1,
+  -1,
+  32767,
+  32768,
+  -32768,
+  -32769,
+  65536,
+  2 ** 31 - 1,
+  2 ** 31,
+  -(2 ** 31),
+  -(2 ** 31) - 1,
+  2 ** 32,
+  2 ** 53 - 1,
+  2 ** 53,
+  2 ** 53 + 2,
+  -(2 ** 53),
+  2 ** 63,
+  -(2 ** 63),
+  2 ** 64,
+  1e20,
+  1e21,
+  1e100,
+  1e308,
+  -1e308,
+  Number.MAX_VALUE,
+];
 /** Numbers at the ends of doubles: huge, tiny, subnormal, negative zero. */
 const numberEdges = [...integerEdges, 0.5, -0.5, 0.1, 1e-7, 1e-320, 5e-324, -5e-324, 2 ** 53 + 1];
 const within = (values: number[], schema: Schema) =>
@@ -130,15 +206,55 @@ const within = (values: number[], schema: Schema) =>
   );
 
 /** Text the text policy lets through: every plane, joiners, combining marks, right-to-left, BOM, controls. */
-const unicodeEdge = fc.constantFrom('😀', '👩\u200d👩\u200d👧\u200d👦', 'e\u0301', '\u202e', '\ufeff', '\uffff', '\u{10ffff}', '\u200b', 'ß', 'İ', 'ﷺ', '𝕏', '\u00a0', '\r\n', '\t', '\\', '"', "'", '%', '_', '\u007f', '\u0085', '\u2028');
+const unicodeEdge = fc.constantFrom(
+  '😀',
+  '👩\u200d👩\u200d👧\u200d👦',
+  'e\u0301',
+  '\u202e',
+  '\ufeff',
+  '\uffff',
+  '\u{10ffff}',
+  '\u200b',
+  'ß',
+  'İ',
+  'ﷺ',
+  '𝕏',
+  '\u00a0',
+  '\r\n',
+  '\t',
+  '\\',
+  '"',
+  "'",
+  '%',
+  '_',
+  '\u007f',
+  '\u0085',
+  '\u2028',
+);
 const edgeText = fc.array(fc.oneof(unicodeEdge, fc.string({ unit: 'grapheme', maxLength: 4 })), { minLength: 1, maxLength: 20 }).map((a) => a.join(''));
 
 /** Values that make sense for a field of this name: real places, our fleet codes, bookable dates, pooled ids. */
 export function hints(pools: Pools, now: Date): Record<string, fc.Arbitrary<unknown>> {
-  const pooled = (name: string, fallback: fc.Arbitrary<unknown>) => fc.oneof(fallback, fc.constant(null).chain(() => (pools.get(name).length ? fc.constantFrom(...pools.get(name)) : fallback)));
+  const pooled = (name: string, fallback: fc.Arbitrary<unknown>) =>
+    fc.oneof(
+      fallback,
+      fc.constant(null).chain(() => (pools.get(name).length ? fc.constantFrom(...pools.get(name)) : fallback)),
+    );
   const fleet = fc.constantFrom('small_car', 'standard_car', 'premium_car', 'suv', 'standard_van', 'premium_van', 'large_van', 'standard_bus');
   return {
-    name: fc.oneof(fc.constantFrom('Kandy', 'Galle', 'Colombo', 'Ella', 'Sigiriya', 'Negombo', 'Cinnamon Grand, 77 Galle Road, Colombo 03', 'Bandaranaike International Airport'), fc.string({ minLength: 1, maxLength: 30 })),
+    name: fc.oneof(
+      fc.constantFrom(
+        'Kandy',
+        'Galle',
+        'Colombo',
+        'Ella',
+        'Sigiriya',
+        'Negombo',
+        'Cinnamon Grand, 77 Galle Road, Colombo 03',
+        'Bandaranaike International Airport',
+      ),
+      fc.string({ minLength: 1, maxLength: 30 }),
+    ),
     iata: fc.constantFrom('CMB', 'HRI', 'JAF', 'XXX', 'cmb'),
     pickup_datetime: fc.oneof({ arbitrary: futureDateTime(now), weight: 3 }, { arbitrary: anyDateTime, weight: 1 }),
     date: fc.oneof({ arbitrary: futureLocal(now), weight: 3 }, { arbitrary: anyLocal, weight: 1 }),
@@ -171,7 +287,11 @@ export function hints(pools: Pools, now: Date): Record<string, fc.Arbitrary<unkn
  */
 export function valid(schema: Schema | undefined, h: Record<string, fc.Arbitrary<unknown>>, name?: string, depth = 0, longest = 20_000): fc.Arbitrary<unknown> {
   if (!schema) return fc.constant(undefined);
-  if (schema.format === 'date') return fc.oneof(anyDate, h.pickup_datetime.map((s) => String(s).slice(0, 10)));
+  if (schema.format === 'date')
+    return fc.oneof(
+      anyDate,
+      h.pickup_datetime.map((s) => String(s).slice(0, 10)),
+    );
   if (name && h[name] && !['object', 'array'].includes(schema.type)) return h[name];
   if (schema.enum) return fc.constantFrom(...(schema.enum as unknown[]).filter((v) => v !== null));
   const alternatives = schema.oneOf ?? schema.anyOf;
@@ -195,13 +315,22 @@ export function valid(schema: Schema | undefined, h: Record<string, fc.Arbitrary
     }
     case 'integer': {
       const small = fc.integer({ min: Math.max(schema.minimum ?? -1000, -1000), max: Math.min(schema.maximum ?? 1000, 1000) });
-      const edges = within([...integerEdges, schema.minimum, schema.maximum].filter((v): v is number => typeof v === 'number'), schema);
-      const wide = fc.integer({ min: Math.max(schema.minimum ?? Number.MIN_SAFE_INTEGER, Number.MIN_SAFE_INTEGER), max: Math.min(schema.maximum ?? Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER) });
+      const edges = within(
+        [...integerEdges, schema.minimum, schema.maximum].filter((v): v is number => typeof v === 'number'),
+        schema,
+      );
+      const wide = fc.integer({
+        min: Math.max(schema.minimum ?? Number.MIN_SAFE_INTEGER, Number.MIN_SAFE_INTEGER),
+        max: Math.min(schema.maximum ?? Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
+      });
       return fc.oneof({ arbitrary: small, weight: 6 }, ...(edges.length ? [fc.constantFrom(...edges)] : []), wide);
     }
     case 'number': {
       const usual = fc.double({ min: schema.minimum ?? -1000, max: schema.maximum ?? 1000, noNaN: true, noDefaultInfinity: true });
-      const edges = within([...numberEdges, schema.minimum, schema.maximum].filter((v): v is number => typeof v === 'number'), schema);
+      const edges = within(
+        [...numberEdges, schema.minimum, schema.maximum].filter((v): v is number => typeof v === 'number'),
+        schema,
+      );
       const wide = fc.double({ min: schema.minimum ?? -Number.MAX_VALUE, max: schema.maximum ?? Number.MAX_VALUE, noNaN: true, noDefaultInfinity: true });
       return fc.oneof({ arbitrary: usual, weight: 6 }, ...(edges.length ? [fc.constantFrom(...edges)] : []), wide);
     }
@@ -251,7 +380,8 @@ function setAt(v: Json, at: Path, value: Json): Json {
   if (Array.isArray(v)) return v.map((x, i) => (i === head ? setAt(x, rest, value) : x));
   if (v && typeof v === 'object') {
     const out: Record<string, Json> = {};
-    for (const [k, x] of Object.entries(v)) Object.defineProperty(out, k, { value: k === head ? setAt(x, rest, value) : x, enumerable: true, writable: true, configurable: true });
+    for (const [k, x] of Object.entries(v))
+      Object.defineProperty(out, k, { value: k === head ? setAt(x, rest, value) : x, enumerable: true, writable: true, configurable: true });
     return out;
   }
   return v;
@@ -271,14 +401,53 @@ const getAt = (v: Json, at: Path): Json => at.reduce<Json>((x, k) => (x && typeo
 
 /** Strings that break things elsewhere: every plane, controls, NUL, lone surrogates, huge, injections. */
 export const nastyString = fc.oneof(
-  fc.constantFrom('', ' ', 'a\u0000b', '\u0000', 'A\ud800', '\udfffZ', '\ud83d', '😀\u200d👩\u200d👧', 'مرحبا', '\u202eevil', 'e\u0301\u0301\u0301', "'; drop table bookings; --", '../../etc/passwd', '%00', '\\u0000', '${7*7}', '<script>alert(1)</script>', '\r\n\r\nX-Injected: 1', '\ufeff', '\uffff', '\u{10ffff}'),
+  fc.constantFrom(
+    '',
+    ' ',
+    'a\u0000b',
+    '\u0000',
+    'A\ud800',
+    '\udfffZ',
+    '\ud83d',
+    '😀\u200d👩\u200d👧',
+    'مرحبا',
+    '\u202eevil',
+    'e\u0301\u0301\u0301',
+    "'; drop table bookings; --",
+    '../../etc/passwd',
+    '%00',
+    '\\u0000',
+    '${7*7}',
+    '<script>alert(1)</script>',
+    '\r\n\r\nX-Injected: 1',
+    '\ufeff',
+    '\uffff',
+    '\u{10ffff}',
+  ),
   fc.string({ unit: 'binary', maxLength: 60 }),
   fc.string({ unit: 'grapheme', maxLength: 60 }),
   fc.integer({ min: 1000, max: 70_000 }).map((n) => 'x'.repeat(n)),
 );
 
 export const nastyNumber = fc.constantFrom(...numberEdges, -(2 ** 53) - 1, Number.MAX_SAFE_INTEGER, 4294967296);
-export const nastyDate = fc.oneof(anyDateTime, anyDate, anyLocal, fc.constantFrom('2026-02-30T10:00:00+05:30', '2026-13-01T10:00:00+05:30', '2026-12-01T25:61:00+05:30', '2026-12-01T10:00:00+25:00', '2026-12-01T10:00:00', '2026-12-01', '0000-01-01T00:00:00Z', '9999-12-31T23:59:59Z', '2026-12-01 10:00:00', '2026-02-29 10:00:00', 'yesterday'));
+export const nastyDate = fc.oneof(
+  anyDateTime,
+  anyDate,
+  anyLocal,
+  fc.constantFrom(
+    '2026-02-30T10:00:00+05:30',
+    '2026-13-01T10:00:00+05:30',
+    '2026-12-01T25:61:00+05:30',
+    '2026-12-01T10:00:00+25:00',
+    '2026-12-01T10:00:00',
+    '2026-12-01',
+    '0000-01-01T00:00:00Z',
+    '9999-12-31T23:59:59Z',
+    '2026-12-01 10:00:00',
+    '2026-02-29 10:00:00',
+    'yesterday',
+  ),
+);
 const anyJson = fc.oneof(fc.constant(null), fc.boolean(), nastyNumber, nastyString, fc.constant([]), fc.constant({}), fc.jsonValue({ maxDepth: 3 }));
 
 export type Mutation =
@@ -295,7 +464,12 @@ export const mutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ kind: fc.constant('nasty_date' as const), at: fc.nat(), value: nastyDate }),
   fc.record({ kind: fc.constant('deep' as const), at: fc.nat(), value: fc.integer({ min: 20, max: 200 }) }),
   fc.record({ kind: fc.constant('drop' as const), at: fc.nat() }),
-  fc.record({ kind: fc.constant('extra' as const), at: fc.nat(), key: fc.oneof(fc.constantFrom('__proto__', 'constructor', 'env', 'a\u0000b', ''), fc.string({ unit: 'binary', maxLength: 12 })), value: anyJson }),
+  fc.record({
+    kind: fc.constant('extra' as const),
+    at: fc.nat(),
+    key: fc.oneof(fc.constantFrom('__proto__', 'constructor', 'env', 'a\u0000b', ''), fc.string({ unit: 'binary', maxLength: 12 })),
+    value: anyJson,
+  }),
 );
 
 /** Applies one mutation to a JSON value (the index picks where, modulo the value's paths). */
@@ -326,7 +500,10 @@ export function mutate(v: Json, m: Mutation): Json {
       return at ? deleteAt(v, at) : v;
     }
     case 'extra': {
-      const at = pick((p) => { const x = getAt(v, p); return !!x && typeof x === 'object' && !Array.isArray(x); });
+      const at = pick((p) => {
+        const x = getAt(v, p);
+        return !!x && typeof x === 'object' && !Array.isArray(x);
+      });
       if (!at) return v;
       const target = { ...(getAt(v, at) as Record<string, Json>) };
       Object.defineProperty(target, m.key, { value: m.value, enumerable: true, writable: true, configurable: true });
@@ -337,11 +514,58 @@ export function mutate(v: Json, m: Mutation): Json {
 
 /** Whole bodies that are not what anyone should send. */
 export const rawBody: fc.Arbitrary<{ bytes: Buffer; contentType?: string }> = fc.oneof(
-  fc.constantFrom('hello', '{"a":', '{"a":1}}', '[1,2', 'null', '""', '1e400', '{"a":1e400}', '{"a":"\\u0000"}', '{"a":"\\ud800"}', '{"a":1,"a":2}', '\ufeff{}', '{}'.padEnd(70_000, ' '), '{"__proto__":{"x":1}}', 'true', '[]').map((t) => ({ bytes: Buffer.from(t), contentType: 'application/json' })),
+  fc
+    .constantFrom(
+      'hello',
+      '{"a":',
+      '{"a":1}}',
+      '[1,2',
+      'null',
+      '""',
+      '1e400',
+      '{"a":1e400}',
+      '{"a":"\\u0000"}',
+      '{"a":"\\ud800"}',
+      '{"a":1,"a":2}',
+      '\ufeff{}',
+      '{}'.padEnd(70_000, ' '),
+      '{"__proto__":{"x":1}}',
+      'true',
+      '[]',
+    )
+    .map((t) => ({ bytes: Buffer.from(t), contentType: 'application/json' })),
   fc.uint8Array({ maxLength: 300 }).map((b) => ({ bytes: Buffer.from(b), contentType: 'application/json' })),
-  fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'application/xml', 'multipart/form-data; boundary=x', undefined).map((contentType) => ({ bytes: Buffer.from('{"a":1}'), contentType })),
-  fc.constant({ bytes: Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xc3, 0x28, 0xed, 0xa0, 0x80]), Buffer.from('"}')]), contentType: 'application/json' }),
+  fc
+    .constantFrom(
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'application/json; charset=latin1',
+      'application/xml',
+      'multipart/form-data; boundary=x',
+      undefined,
+    )
+    .map((contentType) => ({ bytes: Buffer.from('{"a":1}'), contentType })),
+  fc.constant({
+    bytes: Buffer.concat([Buffer.from('{"name":"'), Buffer.from([0xc3, 0x28, 0xed, 0xa0, 0x80]), Buffer.from('"}')]),
+    contentType: 'application/json',
+  }),
 );
 
 export const oddMethod = fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'HEAD');
-export const oddPathSuffix = fc.constantFrom('/x', '/', '//', '/%00', '/%FF', '/..', '/%2e%2e/%2e%2e', '/%E0%A4%A', `/${'a'.repeat(3000)}`, '/🙂', '?a=%00', '?limit=-1', '?limit=1e400', '?x=%ZZ', '#frag');
+export const oddPathSuffix = fc.constantFrom(
+  '/x',
+  '/',
+  '//',
+  '/%00',
+  '/%FF',
+  '/..',
+  '/%2e%2e/%2e%2e',
+  '/%E0%A4%A',
+  `/${'a'.repeat(3000)}`,
+  '/🙂',
+  '?a=%00',
+  '?limit=-1',
+  '?limit=1e400',
+  '?x=%ZZ',
+  '#frag',
+);

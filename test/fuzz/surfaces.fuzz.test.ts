@@ -30,7 +30,20 @@ import { ManualClock } from '../../src/shared/clock';
 import { signMarketplaceRequest } from '../../src/shared/signing/marketplace-signature';
 import { sampleMarketplaceOrder } from '../../harness/fixtures/marketplace-orders';
 import { loadContract } from '../../src/http/surface';
-import { contractOperations, hints, mutate, mutation, nastyString, oddMethod, oddPathSuffix, Pools, rawBody, valid, type ContractOperation, type Mutation } from './contract-arbitraries';
+import {
+  contractOperations,
+  hints,
+  mutate,
+  mutation,
+  nastyString,
+  oddMethod,
+  oddPathSuffix,
+  Pools,
+  rawBody,
+  valid,
+  type ContractOperation,
+  type Mutation,
+} from './contract-arbitraries';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 2000);
 const SEED = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : Math.floor(Math.random() * 2 ** 31);
@@ -41,10 +54,25 @@ const POOLED = ['offer_id', 'quote_id', 'booking_ref', 'partner_id', 'key_id', '
 
 /** The error codes each contract documents (its Error schema): an error with any other code breaks the contract. */
 const documentedCodes = (file: string): string[] =>
-  (loadContract(file) as unknown as { components: { schemas: { Error: { properties: { error: { properties: { code: { enum: string[] } } } } } } } }).components.schemas.Error.properties.error.properties.code.enum;
+  (loadContract(file) as unknown as { components: { schemas: { Error: { properties: { error: { properties: { code: { enum: string[] } } } } } } } }).components
+    .schemas.Error.properties.error.properties.code.enum;
 const TRANSFERS_CODES = documentedCodes('transfers-v1.yaml');
 const OPS_CODES = documentedCodes('ops-v1.yaml');
-const BUSINESS_TABLES = ['quotes', 'offers', 'bookings', 'jobs', 'partners', 'api_keys', 'partner_vehicle_codes', 'marketplace_orders', 'price_marks', 'outbox', 'vehicles', 'drivers', 'job_locations'];
+const BUSINESS_TABLES = [
+  'quotes',
+  'offers',
+  'bookings',
+  'jobs',
+  'partners',
+  'api_keys',
+  'partner_vehicle_codes',
+  'marketplace_orders',
+  'price_marks',
+  'outbox',
+  'vehicles',
+  'drivers',
+  'job_locations',
+];
 
 /** Orders the fake marketplace knows, by id: the re-fetch behind a callback answers them, 404 otherwise. */
 const knownOrders = new Map<string, unknown>();
@@ -132,7 +160,9 @@ describe('Fuzzing every surface from its contract', () => {
   function caseArbitrary(): fc.Arbitrary<Case> {
     const h = hints(pools, NOW);
     h['Idempotency-Key'] = fc.oneof(fc.constantFrom('fz-1', 'fz-2', 'fz-3'), fc.stringMatching(/^[\x21-\x7E]{1,40}$/));
-    const weighted = targets.flatMap((t) => (['createQuote', 'createBooking', 'searchVehicles', 'createOrder'].includes(t.op.operationId) ? [t, t, t, t] : [t]));
+    const weighted = targets.flatMap((t) =>
+      ['createQuote', 'createBooking', 'searchVehicles', 'createOrder'].includes(t.op.operationId) ? [t, t, t, t] : [t],
+    );
     const perTarget = new Map(weighted.map((t) => [t, targetCase(t, h)]));
     return fc.constantFrom(...weighted).chain((t) => perTarget.get(t)!);
   }
@@ -147,14 +177,25 @@ describe('Fuzzing every surface from its contract', () => {
       headers: fc.record(Object.fromEntries(target.op.headerParams.map((p) => [p.name, valid(p.schema, h, p.name, 0, 1000)])), { requiredKeys: [] }),
       body: target.op.body ? valid(target.op.body, h) : fc.constant(undefined),
     };
-    const clean = fc.record({ ...parts, mutation: fc.constant({ kind: 'none' as const }), raw: fc.constant(null), method: fc.constant(null), suffix: fc.constant(null), nastyParam: fc.constant(null), auth: fc.constant('good' as const) });
+    const clean = fc.record({
+      ...parts,
+      mutation: fc.constant({ kind: 'none' as const }),
+      raw: fc.constant(null),
+      method: fc.constant(null),
+      suffix: fc.constant(null),
+      nastyParam: fc.constant(null),
+      auth: fc.constant('good' as const),
+    });
     const broken = fc.record({
       ...parts,
       mutation,
       raw: fc.option(rawBody, { freq: 12 }),
       method: fc.option(oddMethod, { freq: 15 }),
       suffix: fc.option(oddPathSuffix, { freq: 15 }),
-      nastyParam: fc.option(nastyString.map((s) => s.slice(0, 300)), { freq: 12 }),
+      nastyParam: fc.option(
+        nastyString.map((s) => s.slice(0, 300)),
+        { freq: 12 },
+      ),
       auth: fc.constantFrom<Case['auth']>('good', 'good', 'good', 'good', 'good', 'good', 'good', 'live', 'none', 'wrong'),
     });
     return fc.oneof({ arbitrary: clean, weight: 2 }, { arbitrary: broken, weight: 3 }) as fc.Arbitrary<Case>;
@@ -165,7 +206,11 @@ describe('Fuzzing every surface from its contract', () => {
     const params = { ...c.params };
     if (c.nastyParam !== null && op.pathParams.length) params[op.pathParams[0].name] = c.nastyParam;
     let path = mount + op.path.replace(/\{([^}]+)\}/g, (_, n: string) => safeSegment(params[n]));
-    const query = new URLSearchParams(Object.entries(c.query).filter(([, v]) => v !== undefined).map(([k, v]) => [k, String(v)] as [string, string])).toString();
+    const query = new URLSearchParams(
+      Object.entries(c.query)
+        .filter(([, v]) => v !== undefined)
+        .map(([k, v]) => [k, String(v)] as [string, string]),
+    ).toString();
     const method = c.method ?? op.method;
     path += c.suffix ?? '';
     if (query) path += `${path.includes('?') ? '&' : '?'}${query}`;
@@ -182,13 +227,18 @@ describe('Fuzzing every surface from its contract', () => {
       }
     }
     const auth = c.auth;
-    if (surface === 'transfers' && auth !== 'none') headers.Authorization = `Bearer ${auth === 'live' ? partner.liveKey : auth === 'wrong' ? partner.testKey.slice(0, -3) + 'XYZ' : partner.testKey}`;
+    if (surface === 'transfers' && auth !== 'none')
+      headers.Authorization = `Bearer ${auth === 'live' ? partner.liveKey : auth === 'wrong' ? partner.testKey.slice(0, -3) + 'XYZ' : partner.testKey}`;
     if (surface === 'ops' && auth !== 'none') headers.Authorization = `Bearer ${auth === 'wrong' ? 'op_wrong_token_0000000000' : OPERATOR_TOKEN}`;
     if (surface === 'marketplace' && auth !== 'none') {
       if (op.operationId === 'receiveCallback') headers['X-Callback-Token'] = auth === 'wrong' ? 'nope' : MARKETPLACE_ENV.MARKETPLACE_CALLBACK_TOKEN;
       else {
         const addressed = `${MARKETPLACE_ENV.MARKETPLACE_IN_URL}${path.slice(mount.length)}`;
-        headers.PrivateKey = signMarketplaceRequest(addressed, bytes ?? Buffer.alloc(0), auth === 'wrong' ? 'wrong-key' : MARKETPLACE_ENV.MARKETPLACE_PRIVATE_KEY);
+        headers.PrivateKey = signMarketplaceRequest(
+          addressed,
+          bytes ?? Buffer.alloc(0),
+          auth === 'wrong' ? 'wrong-key' : MARKETPLACE_ENV.MARKETPLACE_PRIVATE_KEY,
+        );
       }
     }
     return { method, path, headers, bytes };
@@ -232,7 +282,9 @@ describe('Fuzzing every surface from its contract', () => {
       method: 'POST',
       path: '/transfers/v1/quotes',
       headers: { Authorization: `Bearer ${partner.testKey}`, 'Content-Type': 'application/json' },
-      bytes: Buffer.from(JSON.stringify({ pickup: { name: 'Kandy' }, dropoff: { name: 'Galle' }, pickup_datetime: '2026-12-05T09:30:00+05:30', passengers: { adults: 1 } })),
+      bytes: Buffer.from(
+        JSON.stringify({ pickup: { name: 'Kandy' }, dropoff: { name: 'Galle' }, pickup_datetime: '2026-12-05T09:30:00+05:30', passengers: { adults: 1 } }),
+      ),
     });
     const offer = q.body?.offers?.[0];
     if (!offer) return `race set-up quote answered ${q.status}`;
@@ -242,7 +294,15 @@ describe('Fuzzing every surface from its contract', () => {
           method: 'POST',
           path: '/transfers/v1/bookings',
           headers: { Authorization: `Bearer ${partner.testKey}`, 'Content-Type': 'application/json', 'Idempotency-Key': `race-${sent}-${i}` },
-          bytes: Buffer.from(JSON.stringify({ quote_id: q.body.quote_id, offer_id: offer.offer_id, partner_reference: `RACE-${sent}-${i}`, passenger: { first_name: 'A', last_name: 'B' }, passengers: { adults: 1 } })),
+          bytes: Buffer.from(
+            JSON.stringify({
+              quote_id: q.body.quote_id,
+              offer_id: offer.offer_id,
+              partner_reference: `RACE-${sent}-${i}`,
+              passenger: { first_name: 'A', last_name: 'B' },
+              passengers: { adults: 1 },
+            }),
+          ),
         }),
       ),
     );
@@ -282,7 +342,8 @@ describe('Fuzzing every surface from its contract', () => {
       else {
         pools.harvest(r.body, POOLED);
         // The marketplace's record of an order is what was sent (dates, prices and all), for callbacks to re-fetch.
-        if (c.target.op.operationId === 'createOrder' && r.body?.order_id) knownOrders.set(r.body.order_id, { ...sampleMarketplaceOrder(r.body.order_id), ...sentObject(req.bytes), order_id: r.body.order_id, state: 'new' });
+        if (c.target.op.operationId === 'createOrder' && r.body?.order_id)
+          knownOrders.set(r.body.order_id, { ...sampleMarketplaceOrder(r.body.order_id), ...sentObject(req.bytes), order_id: r.body.order_id, state: 'new' });
         if (c.target.op.operationId === 'listOutbox') for (const m of r.body?.data ?? []) pools.add('outbox_id', m.id);
         counts = await businessCounts();
       }
@@ -293,9 +354,14 @@ describe('Fuzzing every surface from its contract', () => {
     expect(cases).toBe(RUNS);
     const doubled = await app.db('bookings').select('offer_id').count({ n: '*' }).groupBy('offer_id').havingRaw('count(*) > 1');
     expect(doubled).toEqual([]);
-    const orphans = await app.db('bookings as b').leftJoin('jobs as j', function join() {
-      this.on('j.source_ref', '=', 'b.booking_ref').andOnVal('j.source', '=', 'partner_booking');
-    }).where('b.env', 'production').whereNull('j.job_id').select('b.booking_ref');
+    const orphans = await app
+      .db('bookings as b')
+      .leftJoin('jobs as j', function join() {
+        this.on('j.source_ref', '=', 'b.booking_ref').andOnVal('j.source', '=', 'partner_booking');
+      })
+      .where('b.env', 'production')
+      .whereNull('j.job_id')
+      .select('b.booking_ref');
     expect(orphans).toEqual([]);
     expect(await app.db('jobs').where({ env: 'sandbox' })).toEqual([]);
     console.log(`fuzz: ${cases} cases, ${sent} requests sent, every property held (FUZZ_SEED=${SEED})`);

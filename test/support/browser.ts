@@ -10,7 +10,16 @@ export const ARTIFACTS_DIR = path.resolve(__dirname, '../../test-artifacts');
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
   });
 }
 
@@ -54,7 +63,11 @@ export async function textSoon(locator: Locator, expected: RegExp, timeoutMs = 1
   const until = Date.now() + timeoutMs;
   let last = '';
   for (;;) {
-    last = (await locator.first().innerText({ timeout: Math.max(1, until - Date.now()) }).catch(() => last)) ?? '';
+    last =
+      (await locator
+        .first()
+        .innerText({ timeout: Math.max(1, until - Date.now()) })
+        .catch(() => last)) ?? '';
     if (expected.test(last)) return last;
     if (Date.now() > until) throw new Error(`expected text ${expected} but saw: ${last.slice(0, 500)}`);
     await new Promise((r) => setTimeout(r, 100));

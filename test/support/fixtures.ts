@@ -29,7 +29,14 @@ export function operator(baseUrl: string) {
     },
     async vehicle(fleetCode: string, over: Record<string, unknown> = {}) {
       vehicleSeq += 1;
-      const body = { fleet_code: fleetCode, plate: `T${process.pid % 100}-${String(vehicleSeq).padStart(4, '0')}`, brand: 'Toyota', model: 'Axio', colour: 'White', ...over };
+      const body = {
+        fleet_code: fleetCode,
+        plate: `T${process.pid % 100}-${String(vehicleSeq).padStart(4, '0')}`,
+        brand: 'Toyota',
+        model: 'Axio',
+        colour: 'White',
+        ...over,
+      };
       const r = await op('POST', '/vehicles', { body });
       if (r.status !== 201) throw new Error(`createVehicle ${r.status} ${r.text}`);
       return r.body as { vehicle_id: string; fleet_code: string; plate: string; brand: string; model: string; colour: string; active: boolean };

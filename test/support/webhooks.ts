@@ -31,7 +31,12 @@ export const PICKUP = '2026-12-01T09:30:00+05:30';
 export async function bookTransfer(call: Call, key: string, pickup = PICKUP) {
   const q = await call('POST', '/transfers/v1/quotes', {
     key,
-    body: { pickup: { iata: 'CMB' }, dropoff: { name: 'Cinnamon Grand, 77 Galle Road, Colombo 03' }, pickup_datetime: pickup, passengers: { adults: 2, luggage: 2 } },
+    body: {
+      pickup: { iata: 'CMB' },
+      dropoff: { name: 'Cinnamon Grand, 77 Galle Road, Colombo 03' },
+      pickup_datetime: pickup,
+      passengers: { adults: 2, luggage: 2 },
+    },
   });
   if (q.status !== 200 || !q.body.offers.length) throw new Error(`quote ${q.status} ${q.text}`);
   const offer = q.body.offers.find((o: { vehicle_code: string }) => o.vehicle_code === 'standard_car') ?? q.body.offers[0];

@@ -64,12 +64,17 @@ $('forget-button').addEventListener('click', () => {
 });
 $('ping-button').addEventListener('click', () => {
   if (!haveKey()) return;
-  call('GET', '/ping').then((r) => {
-    const ping = /** @type {Schemas['Ping'] | undefined} */ (r.json);
-    const refused = /** @type {{ error?: { message?: string } } | undefined} */ (r.json);
-    if (r.status === 200) say('Ping OK: ' + (ping && ping.partner) + ' on ' + r.env + ' (request ' + r.requestId + ').', 'ok');
-    else say('Ping answered ' + r.status + ': ' + ((refused && refused.error && refused.error.message) || r.text), 'error');
-  }, (err) => { say(err instanceof Error ? err.message : String(err), 'error'); });
+  call('GET', '/ping').then(
+    (r) => {
+      const ping = /** @type {Schemas['Ping'] | undefined} */ (r.json);
+      const refused = /** @type {{ error?: { message?: string } } | undefined} */ (r.json);
+      if (r.status === 200) say('Ping OK: ' + (ping && ping.partner) + ' on ' + r.env + ' (request ' + r.requestId + ').', 'ok');
+      else say('Ping answered ' + r.status + ': ' + ((refused && refused.error && refused.error.message) || r.text), 'error');
+    },
+    (err) => {
+      say(err instanceof Error ? err.message : String(err), 'error');
+    },
+  );
 });
 
 // --- the flow --------------------------------------------------------------------------------------------------
@@ -112,4 +117,6 @@ fetch(ROOT + '/openapi.json')
     held.ui = ui;
     if (held.key) ui.preauthorizeApiKey('bearerKey', held.key);
   })
-  .catch((err) => { say('Could not load the contract: ' + (err instanceof Error ? err.message : String(err)), 'error'); });
+  .catch((err) => {
+    say('Could not load the contract: ' + (err instanceof Error ? err.message : String(err)), 'error');
+  });

@@ -35,25 +35,54 @@ const steps = {
       const offer = quote.offers[0];
       flow.quote = quote;
       flow.offer = offer;
-      return [r, 'Quote ' + quote.quote_id + ': ' + quote.offers.length + ' offers, the cheapest ' + offer.vehicle + ' at ' + offer.price + ' ' + offer.currency + ', locked until ' + offer.expires_at + '.', 'book'];
+      return [
+        r,
+        'Quote ' +
+          quote.quote_id +
+          ': ' +
+          quote.offers.length +
+          ' offers, the cheapest ' +
+          offer.vehicle +
+          ' at ' +
+          offer.price +
+          ' ' +
+          offer.currency +
+          ', locked until ' +
+          offer.expires_at +
+          '.',
+        'book',
+      ];
     }
     return [r, r.status === 200 && quote.declined ? 'Declined: ' + quote.declined.reason + ' — ' + quote.declined.message : 'Refused.'];
   },
   book: async () => {
     if (!flow.quote || !flow.offer) throw new Error('Quote first.');
     const idem = 'console-' + Math.random().toString(36).slice(2) + Date.now().toString(36);
-    const r = await call('POST', '/bookings', {
-      quote_id: flow.quote.quote_id,
-      offer_id: flow.offer.offer_id,
-      partner_reference: 'CONSOLE-' + Date.now().toString(36).toUpperCase(),
-      passenger: { first_name: 'Ayesha', last_name: 'Perera', email: 'ayesha@example.com', phone: '+94771234567' },
-      passengers: { adults: 2, luggage: 2 },
-      flight_number: 'UL504',
-    }, { 'Idempotency-Key': idem });
+    const r = await call(
+      'POST',
+      '/bookings',
+      {
+        quote_id: flow.quote.quote_id,
+        offer_id: flow.offer.offer_id,
+        partner_reference: 'CONSOLE-' + Date.now().toString(36).toUpperCase(),
+        passenger: { first_name: 'Ayesha', last_name: 'Perera', email: 'ayesha@example.com', phone: '+94771234567' },
+        passengers: { adults: 2, luggage: 2 },
+        flight_number: 'UL504',
+      },
+      { 'Idempotency-Key': idem },
+    );
     if (r.status === 201 || r.status === 200) {
       const booking = /** @type {Schemas['Booking']} */ (r.json);
       flow.booking = booking;
-      return [r, 'Booked ' + booking.booking_ref + ' (' + booking.status + '). Sending the same request again with the same Idempotency-Key returns this booking, never a second one.', 'read'];
+      return [
+        r,
+        'Booked ' +
+          booking.booking_ref +
+          ' (' +
+          booking.status +
+          '). Sending the same request again with the same Idempotency-Key returns this booking, never a second one.',
+        'read',
+      ];
     }
     const refused = /** @type {Refusal | undefined} */ (r.json);
     return [r, 'Refused: ' + (refused && refused.error ? refused.error.code : r.status) + '.'];
@@ -84,21 +113,24 @@ export function setUpFlow() {
       const name = button.getAttribute('data-step');
       if (!isStep(name) || !haveKey()) return;
       button.disabled = true;
-      steps[name]().then(([r, meaning, next]) => {
-        $('flow-output').hidden = false;
-        $('flow-step-title').textContent = button.textContent + ' — ' + r.method + ' ' + r.path + ' → ' + r.status;
-        $('flow-curl').textContent = curl(r);
-        $('flow-meta').textContent = meaning + (r.requestId ? '  X-Request-Id: ' + r.requestId : '');
-        $('flow-response').textContent = r.json ? JSON.stringify(r.json, null, 2) : r.text;
-        buttons.forEach((b) => {
-          const s = b.getAttribute('data-step');
-          b.disabled = !(s === 'quote' || s === next);
-          b.classList.toggle('primary', s === (next || 'quote'));
-        });
-      }, (err) => {
-        button.disabled = false;
-        say(err instanceof Error ? err.message : String(err), 'error');
-      });
+      steps[name]().then(
+        ([r, meaning, next]) => {
+          $('flow-output').hidden = false;
+          $('flow-step-title').textContent = button.textContent + ' — ' + r.method + ' ' + r.path + ' → ' + r.status;
+          $('flow-curl').textContent = curl(r);
+          $('flow-meta').textContent = meaning + (r.requestId ? '  X-Request-Id: ' + r.requestId : '');
+          $('flow-response').textContent = r.json ? JSON.stringify(r.json, null, 2) : r.text;
+          buttons.forEach((b) => {
+            const s = b.getAttribute('data-step');
+            b.disabled = !(s === 'quote' || s === next);
+            b.classList.toggle('primary', s === (next || 'quote'));
+          });
+        },
+        (err) => {
+          button.disabled = false;
+          say(err instanceof Error ? err.message : String(err), 'error');
+        },
+      );
     });
   });
 }

@@ -97,7 +97,9 @@ export function useKey(value) {
 }
 
 /** A key in use, or the one in the box taken now: false when there is none. */
-export function haveKey() { return !!held.key || useKey(keyInput.value); }
+export function haveKey() {
+  return !!held.key || useKey(keyInput.value);
+}
 
 /**
  * One request of the page's own (ping, the flow), guarded like Swagger UI's.
@@ -118,7 +120,11 @@ export async function call(method, path, body, extraHeaders) {
   const text = await res.text();
   /** @type {unknown} */
   let json;
-  try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
   return { status: res.status, requestId: res.headers.get('X-Request-Id'), env: res.headers.get('X-Service-Env'), json, text, headers, method, path, body };
 }
 

@@ -82,11 +82,15 @@ export function stopIfSignedOut(err) {
  * @returns {(...args: A) => void}
  */
 export function handler(fn) {
-  return (...args) => { fn(...args).catch(stopIfSignedOut); };
+  return (...args) => {
+    fn(...args).catch(stopIfSignedOut);
+  };
 }
 
 /** What to do when the API no longer accepts the session's token (session.js signs out). @param {(r: AnyAnswer) => void} fn */
-export function whenUnauthorized(fn) { unauthorized = fn; }
+export function whenUnauthorized(fn) {
+  unauthorized = fn;
+}
 
 /**
  * One request to the operator API with the token. Resolves with the answer (any status); a 401 while signed in
@@ -108,16 +112,37 @@ export async function api(_op, method, path, body, opts = {}) {
   try {
     res = await fetch(API + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
   } catch (err) {
-    return { status: 0, ok: false, json: undefined, text: String(err instanceof Error ? err.message : err), etag: null, retryAfter: null, requestId: null, networkError: true };
+    return {
+      status: 0,
+      ok: false,
+      json: undefined,
+      text: String(err instanceof Error ? err.message : err),
+      etag: null,
+      retryAfter: null,
+      requestId: null,
+      networkError: true,
+    };
   }
   const text = await res.text();
   /** @type {unknown} */
   let json;
-  try { json = text ? JSON.parse(text) : undefined; } catch { json = undefined; }
-  const head = { status: res.status, text, etag: res.headers.get('ETag'), retryAfter: res.headers.get('Retry-After'), requestId: res.headers.get('X-Request-Id') };
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  const head = {
+    status: res.status,
+    text,
+    etag: res.headers.get('ETag'),
+    retryAfter: res.headers.get('Retry-After'),
+    requestId: res.headers.get('X-Request-Id'),
+  };
   // The body is the contract's for the status (the service validates its answers); an error's may come from elsewhere.
   /** @type {Answer<O>} */
-  const r = res.ok ? { ...head, ok: true, json: /** @type {OkBody<O>} */ (json) } : { ...head, ok: false, json: /** @type {Partial<ErrorBody> | undefined} */ (json) };
+  const r = res.ok
+    ? { ...head, ok: true, json: /** @type {OkBody<O>} */ (json) }
+    : { ...head, ok: false, json: /** @type {Partial<ErrorBody> | undefined} */ (json) };
   if (res.status === 401 && !opts.token) {
     unauthorized(r);
     throw new SignedOut('signed out');

@@ -17,9 +17,13 @@ const audit = { query: null, pages: [], rows: [] };
 const AUDIT_FIELDS = ['request_id', 'partner_id', 'path', 'surface', 'direction', 'from', 'to'];
 
 /** A datetime-local value (Sri Lanka time) as an instant. @param {string} v */
-function fromLocal(v) { return v ? new Date(v + (v.length === 16 ? ':00' : '') + '+05:30').toISOString() : ''; }
+function fromLocal(v) {
+  return v ? new Date(v + (v.length === 16 ? ':00' : '') + '+05:30').toISOString() : '';
+}
 /** An instant as a datetime-local value (Sri Lanka time). @param {string} iso */
-function toLocal(iso) { return iso ? slt(iso).slice(0, 19) : ''; }
+function toLocal(iso) {
+  return iso ? slt(iso).slice(0, 19) : '';
+}
 
 /** A field of the search form. @param {string} name */
 function field(name) {
@@ -61,20 +65,36 @@ async function loadAuditPage() {
   const r = await api('listAudit', 'GET', '/audit?' + q.toString());
   const body = clear(tbody('audit-table'));
   clear($('audit-detail')).hidden = true;
-  if (!r.ok) { $('audit-status').textContent = refusal(r); return; }
+  if (!r.ok) {
+    $('audit-status').textContent = refusal(r);
+    return;
+  }
   audit.rows = r.json.data;
   $('audit-status').textContent = audit.rows.length ? '' : 'No entry matches.';
   $('audit-page').textContent = 'Page ' + audit.pages.length;
   $('audit-newer', HTMLButtonElement).disabled = audit.pages.length < 2;
   $('audit-older', HTMLButtonElement).disabled = audit.rows.length < PAGE;
   audit.rows.forEach((e) => {
-    body.appendChild(h('tr', { 'data-entry': e.id },
-      h('td', { 'data-label': 'Time' }, h('button', { type: 'button', class: 'link', 'aria-label': 'Show entry ' + e.id + ' (' + e.request_id + ')', onclick: () => showEntry(e) }, when(e.at, true))),
-      h('td', { 'data-label': 'Surface' }, e.surface + (e.direction === 'outbound' ? ' (out)' : '')),
-      h('td', { 'data-label': 'Method and path', class: 'wrap' }, h('code', {}, e.method + ' ' + e.path)),
-      h('td', { 'data-label': 'Status' }, h('span', { class: 'http s' + String(e.status || 0).charAt(0) }, e.status === null ? 'none' : String(e.status))),
-      h('td', { 'data-label': 'Partner' }, e.partner_id || '—'),
-      h('td', { 'data-label': 'Request id' }, h('code', {}, e.request_id))));
+    body.appendChild(
+      h(
+        'tr',
+        { 'data-entry': e.id },
+        h(
+          'td',
+          { 'data-label': 'Time' },
+          h(
+            'button',
+            { type: 'button', class: 'link', 'aria-label': 'Show entry ' + e.id + ' (' + e.request_id + ')', onclick: () => showEntry(e) },
+            when(e.at, true),
+          ),
+        ),
+        h('td', { 'data-label': 'Surface' }, e.surface + (e.direction === 'outbound' ? ' (out)' : '')),
+        h('td', { 'data-label': 'Method and path', class: 'wrap' }, h('code', {}, e.method + ' ' + e.path)),
+        h('td', { 'data-label': 'Status' }, h('span', { class: 'http s' + String(e.status || 0).charAt(0) }, e.status === null ? 'none' : String(e.status))),
+        h('td', { 'data-label': 'Partner' }, e.partner_id || '—'),
+        h('td', { 'data-label': 'Request id' }, h('code', {}, e.request_id)),
+      ),
+    );
   });
   if (audit.rows.length === 1) showEntry(audit.rows[0]);
 }
@@ -88,30 +108,71 @@ function showEntry(e) {
   detail.hidden = false;
   append(detail, [
     h('h2', { id: 'audit-detail-title', tabindex: '-1' }, e.method + ' ' + e.path),
-    h('p', { class: 'meta' }, when(e.at, true) + ' · ' + e.surface + ' · ' + e.direction + ' · request ', h('code', {}, e.request_id), ' · ' + e.duration_ms + ' ms' +
-      (e.partner_id ? ' · partner ' + e.partner_id + ' (' + (e.env || 'no environment') + ')' : '') + (e.attempt ? ' · attempt ' + e.attempt : '') + (e.error ? ' · ' + e.error : '')),
-    h('div', { class: 'pair' },
-      h('section', { 'aria-labelledby': 'audit-request-title' },
+    h(
+      'p',
+      { class: 'meta' },
+      when(e.at, true) + ' · ' + e.surface + ' · ' + e.direction + ' · request ',
+      h('code', {}, e.request_id),
+      ' · ' +
+        e.duration_ms +
+        ' ms' +
+        (e.partner_id ? ' · partner ' + e.partner_id + ' (' + (e.env || 'no environment') + ')' : '') +
+        (e.attempt ? ' · attempt ' + e.attempt : '') +
+        (e.error ? ' · ' + e.error : ''),
+    ),
+    h(
+      'div',
+      { class: 'pair' },
+      h(
+        'section',
+        { 'aria-labelledby': 'audit-request-title' },
         h('h3', { id: 'audit-request-title' }, 'Request'),
-        h('h4', {}, 'Headers'), h('pre', { class: 'code', id: 'audit-request-headers' }, pretty(e.request_headers)),
-        h('h4', {}, 'Body'), h('pre', { class: 'code', id: 'audit-request-body' }, pretty(e.request_body))),
-      h('section', { 'aria-labelledby': 'audit-response-title' },
+        h('h4', {}, 'Headers'),
+        h('pre', { class: 'code', id: 'audit-request-headers' }, pretty(e.request_headers)),
+        h('h4', {}, 'Body'),
+        h('pre', { class: 'code', id: 'audit-request-body' }, pretty(e.request_body)),
+      ),
+      h(
+        'section',
+        { 'aria-labelledby': 'audit-response-title' },
         h('h3', { id: 'audit-response-title' }, 'Response ' + (e.status === null ? '(none)' : e.status)),
-        h('h4', {}, 'Headers'), h('pre', { class: 'code', id: 'audit-response-headers' }, pretty(e.response_headers)),
-        h('h4', {}, 'Body'), h('pre', { class: 'code', id: 'audit-response-body' }, pretty(e.response_body)))),
+        h('h4', {}, 'Headers'),
+        h('pre', { class: 'code', id: 'audit-response-headers' }, pretty(e.response_headers)),
+        h('h4', {}, 'Body'),
+        h('pre', { class: 'code', id: 'audit-response-body' }, pretty(e.response_body)),
+      ),
+    ),
   ]);
 }
 
 export function setUpAudit() {
-  $('audit-form').addEventListener('submit', handler(async (e) => { e.preventDefault(); await search(); }));
-  $('audit-clear').addEventListener('click', handler(async () => { $('audit-form', HTMLFormElement).reset(); await search(); }));
-  $('audit-older').addEventListener('click', handler(async () => {
-    audit.pages.push(audit.rows[audit.rows.length - 1].id);
-    await loadAuditPage();
-  }));
-  $('audit-newer').addEventListener('click', handler(async () => {
-    audit.pages.pop();
-    await loadAuditPage();
-  }));
+  $('audit-form').addEventListener(
+    'submit',
+    handler(async (e) => {
+      e.preventDefault();
+      await search();
+    }),
+  );
+  $('audit-clear').addEventListener(
+    'click',
+    handler(async () => {
+      $('audit-form', HTMLFormElement).reset();
+      await search();
+    }),
+  );
+  $('audit-older').addEventListener(
+    'click',
+    handler(async () => {
+      audit.pages.push(audit.rows[audit.rows.length - 1].id);
+      await loadAuditPage();
+    }),
+  );
+  $('audit-newer').addEventListener(
+    'click',
+    handler(async () => {
+      audit.pages.pop();
+      await loadAuditPage();
+    }),
+  );
   registerView('audit', { open: (_arg, params) => openAudit(params) });
 }

@@ -5,7 +5,21 @@
  */
 import { api, handler, refusal } from './api.js';
 import { $, append, clear, h, maybe } from './dom.js';
-import { addDays, dayName, dayStart, FLEET_NAMES, FLEET_ORDER, HOUR, hhmm, party, shortPlace, statusText, todayInSriLanka, whereabouts, whoFor } from './format.js';
+import {
+  addDays,
+  dayName,
+  dayStart,
+  FLEET_NAMES,
+  FLEET_ORDER,
+  HOUR,
+  hhmm,
+  party,
+  shortPlace,
+  statusText,
+  todayInSriLanka,
+  whereabouts,
+  whoFor,
+} from './format.js';
 import { renderJobPanel, resetPanel } from './job-panel.js';
 import { poll, POLL_MS, registerView } from './router.js';
 import { serviceNow, session } from './state.js';
@@ -40,22 +54,39 @@ async function loadJobs() {
   const r = await api('listJobs', 'GET', '/jobs?date=' + date + '&limit=500', undefined, { etag: board.etag });
   if (date !== board.date) return;
   const checked = 'Checked at ' + hhmm(new Date(serviceNow()).toISOString()) + '; updates every ' + POLL_MS / 1000 + ' s.';
-  if (r.status === 304) { $('board-status').textContent = checked; return; }
-  if (!r.ok) { $('board-status').textContent = 'Could not load the jobs: ' + refusal(r); return; }
+  if (r.status === 304) {
+    $('board-status').textContent = checked;
+    return;
+  }
+  if (!r.ok) {
+    $('board-status').textContent = 'Could not load the jobs: ' + refusal(r);
+    return;
+  }
   board.etag = r.etag;
   board.jobs = r.json.data.filter((j) => j.status !== 'cancelled');
   const cancelled = r.json.data.length - board.jobs.length;
-  $('board-status').textContent = board.jobs.length + (board.jobs.length === 1 ? ' job' : ' jobs') + (cancelled ? ' (and ' + cancelled + ' cancelled)' : '') + '. ' + checked;
+  $('board-status').textContent =
+    board.jobs.length + (board.jobs.length === 1 ? ' job' : ' jobs') + (cancelled ? ' (and ' + cancelled + ' cancelled)' : '') + '. ' + checked;
   renderBoard();
 }
 
 function renderBoard() {
   renderTimeline();
   renderUnassigned();
-  renderJobPanel(board.jobs.find((x) => x.job_id === board.selected), board, {
-    close: () => { board.selected = null; renderBoard(); },
-    reload: () => { board.etag = null; return loadJobs(); },
-  });
+  renderJobPanel(
+    board.jobs.find((x) => x.job_id === board.selected),
+    board,
+    {
+      close: () => {
+        board.selected = null;
+        renderBoard();
+      },
+      reload: () => {
+        board.etag = null;
+        return loadJobs();
+      },
+    },
+  );
 }
 
 /**
@@ -66,7 +97,9 @@ function renderBoard() {
 function timelineRange(start) {
   /** @type {number[]} */
   const times = [];
-  board.jobs.forEach((j) => { times.push(Date.parse(j.pickup_at), Date.parse(j.ends_at)); });
+  board.jobs.forEach((j) => {
+    times.push(Date.parse(j.pickup_at), Date.parse(j.ends_at));
+  });
   const now = serviceNow();
   if (now >= start && now < start + 24 * HOUR) times.push(now);
   let lo = times.length ? Math.max(0, Math.floor((Math.min(...times) - start) / HOUR) - 1) : 0;
@@ -106,17 +139,27 @@ function renderTimeline() {
   const grid = 'background-size:' + (range.tick / range.hours) * 100 + '% 100%';
   const nowPct = ((serviceNow() - range.from) / span) * 100;
   /** A vehicle's row: its jobs on the hours, and now (today). @param {Job[]} jobs */
-  const track = (jobs) => h('div', { class: 'tl-track', style: grid },
-    nowPct >= 0 && nowPct <= 100 && h('span', { class: 'tl-now', style: 'left:' + nowPct + '%', 'aria-hidden': 'true' }),
-    jobs.map((j) => jobBlock(j, range.from, span)));
+  const track = (jobs) =>
+    h(
+      'div',
+      { class: 'tl-track', style: grid },
+      nowPct >= 0 && nowPct <= 100 && h('span', { class: 'tl-now', style: 'left:' + nowPct + '%', 'aria-hidden': 'true' }),
+      jobs.map((j) => jobBlock(j, range.from, span)),
+    );
   vehicles.forEach((v) => {
-    rows.push(h('div', { class: 'tl-row', role: 'group', 'aria-label': v.plate + ', ' + FLEET_NAMES[v.fleet_code] },
-      h('div', { class: 'tl-label' }, h('strong', {}, v.plate), h('span', {}, FLEET_NAMES[v.fleet_code])),
-      track(byVehicle[v.vehicle_id] || [])));
+    rows.push(
+      h(
+        'div',
+        { class: 'tl-row', role: 'group', 'aria-label': v.plate + ', ' + FLEET_NAMES[v.fleet_code] },
+        h('div', { class: 'tl-label' }, h('strong', {}, v.plate), h('span', {}, FLEET_NAMES[v.fleet_code])),
+        track(byVehicle[v.vehicle_id] || []),
+      ),
+    );
   });
   // Jobs closed without a vehicle (a no-show before anyone was assigned).
   const loose = board.jobs.filter((j) => !j.vehicle && j.status !== 'confirmed');
-  if (loose.length) rows.push(h('div', { class: 'tl-row' }, h('div', { class: 'tl-label' }, h('strong', {}, 'No vehicle'), h('span', {}, 'closed')), track(loose)));
+  if (loose.length)
+    rows.push(h('div', { class: 'tl-row' }, h('div', { class: 'tl-label' }, h('strong', {}, 'No vehicle'), h('span', {}, 'closed')), track(loose)));
   if (vehicles.length === 0) rows.push(h('p', { class: 'empty' }, 'No active vehicle: register the fleet with the operator API or the CLI (vehicle add).'));
   const tl = clear($('timeline'));
   append(tl, h('div', { class: 'tl-grid' }, rows));
@@ -133,17 +176,34 @@ function renderTimeline() {
 function jobBlock(j, origin, span) {
   const from = Math.max(0, (Date.parse(j.pickup_at) - origin) / span);
   const to = Math.min(1, (Date.parse(j.ends_at) - origin) / span);
-  const label = 'Job ' + j.job_id + ', ' + hhmm(j.pickup_at) + ' to ' + hhmm(j.ends_at) + ', ' + shortPlace(j.pickup) + ' to ' + shortPlace(j.dropoff) +
-    ', ' + statusText(j) + (j.driver ? ', driver ' + j.driver.name : '');
-  return h('button', {
-    type: 'button',
-    class: 'tl-job ' + j.status + (j.last_location ? ' located' : '') + (board.selected === j.job_id ? ' selected' : ''),
-    style: 'left:' + from * 100 + '%;width:' + Math.max(1.5, (to - from) * 100) + '%',
-    title: label + '. ' + whereabouts(j),
-    'aria-label': label,
-    'data-job': j.job_id,
-    onclick: () => selectJob(j.job_id),
-  }, h('span', {}, hhmm(j.pickup_at) + ' ' + shortPlace(j.pickup) + ' → ' + shortPlace(j.dropoff)), j.driver ? h('span', { class: 'who' }, j.driver.name) : null);
+  const label =
+    'Job ' +
+    j.job_id +
+    ', ' +
+    hhmm(j.pickup_at) +
+    ' to ' +
+    hhmm(j.ends_at) +
+    ', ' +
+    shortPlace(j.pickup) +
+    ' to ' +
+    shortPlace(j.dropoff) +
+    ', ' +
+    statusText(j) +
+    (j.driver ? ', driver ' + j.driver.name : '');
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: 'tl-job ' + j.status + (j.last_location ? ' located' : '') + (board.selected === j.job_id ? ' selected' : ''),
+      style: 'left:' + from * 100 + '%;width:' + Math.max(1.5, (to - from) * 100) + '%',
+      title: label + '. ' + whereabouts(j),
+      'aria-label': label,
+      'data-job': j.job_id,
+      onclick: () => selectJob(j.job_id),
+    },
+    h('span', {}, hhmm(j.pickup_at) + ' ' + shortPlace(j.pickup) + ' → ' + shortPlace(j.dropoff)),
+    j.driver ? h('span', { class: 'who' }, j.driver.name) : null,
+  );
 }
 
 function renderUnassigned() {
@@ -152,16 +212,25 @@ function renderUnassigned() {
   const list = clear($('unassigned'));
   if (!open.length) list.appendChild(h('li', { class: 'empty' }, board.jobs.length ? 'Every job of the day has a driver.' : 'No job on this day.'));
   open.forEach((j) => {
-    list.appendChild(h('li', {}, h('button', {
-      type: 'button',
-      class: 'job-card' + (board.selected === j.job_id ? ' selected' : ''),
-      'data-job': j.job_id,
-      onclick: () => selectJob(j.job_id),
-    },
-    h('span', { class: 'when' }, hhmm(j.pickup_at) + '–' + hhmm(j.ends_at), h('span', { class: 'id' }, 'Job ' + j.job_id)),
-    h('span', { class: 'route' }, shortPlace(j.pickup) + ' → ' + shortPlace(j.dropoff)),
-    h('span', { class: 'what' }, FLEET_NAMES[j.fleet_code] + ' · ' + party(j) + ' · ' + whoFor(j)),
-    h('span', { class: 'where' }, whereabouts(j)))));
+    list.appendChild(
+      h(
+        'li',
+        {},
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'job-card' + (board.selected === j.job_id ? ' selected' : ''),
+            'data-job': j.job_id,
+            onclick: () => selectJob(j.job_id),
+          },
+          h('span', { class: 'when' }, hhmm(j.pickup_at) + '–' + hhmm(j.ends_at), h('span', { class: 'id' }, 'Job ' + j.job_id)),
+          h('span', { class: 'route' }, shortPlace(j.pickup) + ' → ' + shortPlace(j.dropoff)),
+          h('span', { class: 'what' }, FLEET_NAMES[j.fleet_code] + ' · ' + party(j) + ' · ' + whoFor(j)),
+          h('span', { class: 'where' }, whereabouts(j)),
+        ),
+      ),
+    );
   });
 }
 
@@ -196,8 +265,14 @@ export function setUpBoard() {
       if (back) back.focus();
     }
   });
-  $('day-today').addEventListener('click', handler(() => showDay(0)));
-  $('day-tomorrow').addEventListener('click', handler(() => showDay(1)));
+  $('day-today').addEventListener(
+    'click',
+    handler(() => showDay(0)),
+  );
+  $('day-tomorrow').addEventListener(
+    'click',
+    handler(() => showDay(1)),
+  );
   $('board-refresh').addEventListener('click', handler(openBoard));
   registerView('board', {
     open: openBoard,

@@ -20,10 +20,14 @@ export function $(id, type) {
 }
 
 /** The element with this id, when the page has it now. @param {string} id */
-export function maybe(id) { return document.getElementById(id); }
+export function maybe(id) {
+  return document.getElementById(id);
+}
 
 /** The rows of a table of the page. @param {string} tableId */
-export function tbody(tableId) { return $(tableId, HTMLTableElement).tBodies[0]; }
+export function tbody(tableId) {
+  return $(tableId, HTMLTableElement).tBodies[0];
+}
 
 /**
  * An element: h('td', { class: 'x', 'data-label': 'Kind' }, 'text', child, …). Text is always text, never HTML;
@@ -79,7 +83,9 @@ export function say(el, text, kind) {
 }
 
 /** An empty status line a form's answer goes to. @param {string} id */
-export function resultArea(id) { return h('p', { id, class: 'status', role: 'status', 'aria-live': 'polite', hidden: true }); }
+export function resultArea(id) {
+  return h('p', { id, class: 'status', role: 'status', 'aria-live': 'polite', hidden: true });
+}
 
 /**
  * Copies an input's text to the clipboard, else selects it for the operator to copy; says which.
@@ -87,12 +93,18 @@ export function resultArea(id) { return h('p', { id, class: 'status', role: 'sta
  * @param {HTMLElement} status
  */
 export function copy(input, status) {
-  const done = () => { status.textContent = 'Copied to the clipboard.'; };
+  const done = () => {
+    status.textContent = 'Copied to the clipboard.';
+  };
   const manual = () => {
     input.focus();
     input.select();
     let ok = false;
-    try { ok = document.execCommand('copy'); } catch { ok = false; }
+    try {
+      ok = document.execCommand('copy');
+    } catch {
+      ok = false;
+    }
     if (ok) done();
     else status.textContent = 'The browser did not allow copying: the text is selected, press Ctrl+C (⌘C).';
   };
@@ -113,9 +125,24 @@ export function showSecret(box, o) {
   append(box, [
     h('p', { class: 'warning', role: 'alert' }, h('strong', {}, o.heading), o.warning),
     h('label', { for: o.id }, o.label),
-    h('div', { class: 'row' }, input,
+    h(
+      'div',
+      { class: 'row' },
+      input,
       h('button', { type: 'button', id: o.copyId, class: 'primary', onclick: () => copy(input, copied) }, 'Copy'),
-      h('button', { type: 'button', id: o.doneId, onclick: () => { clear(box); box.hidden = true; } }, 'Done, hide it')),
+      h(
+        'button',
+        {
+          type: 'button',
+          id: o.doneId,
+          onclick: () => {
+            clear(box);
+            box.hidden = true;
+          },
+        },
+        'Done, hide it',
+      ),
+    ),
     copied,
   ]);
   box.hidden = false;

@@ -16,8 +16,14 @@ export const HOUR = 3600000;
 
 /** @type {[FleetCode, string][]} Our fleet classes, in the order the page lists them. */
 export const FLEET = [
-  ['small_car', 'Small car'], ['standard_car', 'Standard car'], ['premium_car', 'Premium car'], ['suv', 'SUV'],
-  ['standard_van', 'Standard van'], ['premium_van', 'Premium van'], ['large_van', 'Large van'], ['standard_bus', 'Standard bus'],
+  ['small_car', 'Small car'],
+  ['standard_car', 'Standard car'],
+  ['premium_car', 'Premium car'],
+  ['suv', 'SUV'],
+  ['standard_van', 'Standard van'],
+  ['premium_van', 'Premium van'],
+  ['large_van', 'Large van'],
+  ['standard_bus', 'Standard bus'],
 ];
 /** @type {Record<string, string>} */
 export const FLEET_NAMES = Object.fromEntries(FLEET);
@@ -28,9 +34,13 @@ const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', '
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 
 /** An instant as an ISO string in Sri Lanka time (its "Z" is not UTC). @param {string | number} iso */
-export function slt(iso) { return new Date(new Date(iso).getTime() + SLT_MS).toISOString(); }
+export function slt(iso) {
+  return new Date(new Date(iso).getTime() + SLT_MS).toISOString();
+}
 /** @param {string} iso */
-export function hhmm(iso) { return slt(iso).slice(11, 16); }
+export function hhmm(iso) {
+  return slt(iso).slice(11, 16);
+}
 /** "Sat 21 Nov" for a date (YYYY-MM-DD). @param {string} date */
 export function dayName(date) {
   const d = new Date(date + 'T00:00:00Z');
@@ -43,10 +53,16 @@ export function when(iso, seconds) {
   return Number(s.slice(8, 10)) + ' ' + MONTHS[Number(s.slice(5, 7)) - 1] + ' ' + s.slice(11, seconds ? 19 : 16);
 }
 /** @param {string} date @param {number} n */
-export function addDays(date, n) { return new Date(Date.parse(date + 'T00:00:00Z') + n * 86400000).toISOString().slice(0, 10); }
-export function todayInSriLanka() { return new Date(serviceNow() + SLT_MS).toISOString().slice(0, 10); }
+export function addDays(date, n) {
+  return new Date(Date.parse(date + 'T00:00:00Z') + n * 86400000).toISOString().slice(0, 10);
+}
+export function todayInSriLanka() {
+  return new Date(serviceNow() + SLT_MS).toISOString().slice(0, 10);
+}
 /** Midnight in Sri Lanka, as milliseconds. @param {string} date */
-export function dayStart(date) { return Date.parse(date + 'T00:00:00+05:30'); }
+export function dayStart(date) {
+  return Date.parse(date + 'T00:00:00+05:30');
+}
 /** @param {string} iso */
 export function ago(iso) {
   const min = Math.round((serviceNow() - Date.parse(iso)) / 60000);
@@ -62,11 +78,17 @@ export function place(p) {
   return p.name !== p.resolved_name && !p.iata ? p.name + ' — ' + p.resolved_name : name;
 }
 /** @param {JobPlace} p */
-export function shortPlace(p) { return p.iata || p.resolved_name || p.name; }
+export function shortPlace(p) {
+  return p.iata || p.resolved_name || p.name;
+}
 /** @param {Job} j */
-export function party(j) { return j.passengers.adults + (j.passengers.adults === 1 ? ' adult, ' : ' adults, ') + j.passengers.luggage + (j.passengers.luggage === 1 ? ' bag' : ' bags'); }
+export function party(j) {
+  return j.passengers.adults + (j.passengers.adults === 1 ? ' adult, ' : ' adults, ') + j.passengers.luggage + (j.passengers.luggage === 1 ? ' bag' : ' bags');
+}
 /** @param {Job} j */
-export function whoFor(j) { return j.booking_ref ? 'Booking ' + j.booking_ref : 'Marketplace order ' + j.order_id; }
+export function whoFor(j) {
+  return j.booking_ref ? 'Booking ' + j.booking_ref : 'Marketplace order ' + j.order_id;
+}
 /** @param {Job} j */
 export function whereabouts(j) {
   const l = j.last_location;
@@ -84,7 +106,9 @@ export function rateText(l) {
   return l.requests_per_second + (l.requests_per_second === 1 ? ' request' : ' requests') + ' a second, bursts of up to ' + l.burst;
 }
 /** @param {Env} env */
-export function envName(env) { return env === 'sandbox' ? 'Sandbox' : 'Production'; }
+export function envName(env) {
+  return env === 'sandbox' ? 'Sandbox' : 'Production';
+}
 
 /** A stored request or response part, for reading. @param {unknown} v */
 export function pretty(v) {

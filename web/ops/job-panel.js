@@ -27,7 +27,9 @@ export function resetPanel() {
 }
 
 /** @param {Job} a @param {Job} b */
-function overlaps(a, b) { return Date.parse(a.pickup_at) < Date.parse(b.ends_at) && Date.parse(b.pickup_at) < Date.parse(a.ends_at); }
+function overlaps(a, b) {
+  return Date.parse(a.pickup_at) < Date.parse(b.ends_at) && Date.parse(b.pickup_at) < Date.parse(a.ends_at);
+}
 
 /**
  * Shows the job (or hides the panel when none is selected).
@@ -37,7 +39,11 @@ function overlaps(a, b) { return Date.parse(a.pickup_at) < Date.parse(b.ends_at)
  */
 export function renderJobPanel(j, day, actions) {
   const panel = $('job-panel');
-  if (!j) { panel.hidden = true; panel.replaceChildren(); return; }
+  if (!j) {
+    panel.hidden = true;
+    panel.replaceChildren();
+    return;
+  }
   panel.hidden = false;
   /** @type {[string, string, boolean?][]} [name, value, spans both columns] */
   const facts = [
@@ -51,16 +57,29 @@ export function renderJobPanel(j, day, actions) {
     ['Vehicle', j.vehicle ? j.vehicle.plate + ' · ' + j.vehicle.brand + ' ' + j.vehicle.model + ' (' + j.vehicle.colour + ')' : 'none yet'],
     ['Last known location', whereabouts(j), true],
   ];
-  const info = h('div', { id: 'job-info' },
-    h('div', { class: 'panel-head' },
+  const info = h(
+    'div',
+    { id: 'job-info' },
+    h(
+      'div',
+      { class: 'panel-head' },
       h('h2', { id: 'job-title', tabindex: '-1' }, 'Job ' + j.job_id),
       h('span', { class: 'chip ' + j.status }, statusText(j)),
-      h('button', { type: 'button', class: 'quiet close', 'aria-label': 'Close the job', onclick: actions.close }, 'Close')),
-    h('dl', { class: 'facts' }, facts.map((f) => h('div', { class: f[2] ? 'wide' : null }, h('dt', {}, f[0]), h('dd', { 'data-fact': f[0] }, f[1])))));
+      h('button', { type: 'button', class: 'quiet close', 'aria-label': 'Close the job', onclick: actions.close }, 'Close'),
+    ),
+    h(
+      'dl',
+      { class: 'facts' },
+      facts.map((f) => h('div', { class: f[2] ? 'wide' : null }, h('dt', {}, f[0]), h('dd', { 'data-fact': f[0] }, f[1]))),
+    ),
+  );
   // The forms are rebuilt only when the job or its state changes, so a poll never wipes what is being typed.
   const key = j.job_id + ':' + j.status;
   const old = maybe('job-info');
-  if (old && panelState.shown === key) { panel.replaceChild(info, old); return; }
+  if (old && panelState.shown === key) {
+    panel.replaceChild(info, old);
+    return;
+  }
   panelState.shown = key;
   panel.replaceChildren(info);
   if (!can('dispatcher')) {
@@ -82,46 +101,117 @@ export function renderJobPanel(j, day, actions) {
 function assignForm(j, day, actions) {
   /** What else the driver or vehicle does at the job's time. @param {'driver' | 'vehicle'} resource @param {string} id */
   const busy = (resource, id) => {
-    const other = day.jobs.find((x) => x.job_id !== j.job_id && x.status === 'driver_assigned' &&
-      (resource === 'driver' ? x.driver && x.driver.driver_id === id : x.vehicle && x.vehicle.vehicle_id === id) && overlaps(x, j));
+    const other = day.jobs.find(
+      (x) =>
+        x.job_id !== j.job_id &&
+        x.status === 'driver_assigned' &&
+        (resource === 'driver' ? x.driver && x.driver.driver_id === id : x.vehicle && x.vehicle.vehicle_id === id) &&
+        overlaps(x, j),
+    );
     return other ? ' (busy ' + hhmm(other.pickup_at) + '–' + hhmm(other.ends_at) + ', job ' + other.job_id + ')' : '';
   };
-  const drivers = h('select', { id: 'assign-driver', name: 'driver_id', required: true }, h('option', { value: '' }, 'Choose a driver'),
-    day.drivers.map((d) => h('option', { value: d.driver_id, selected: j.driver && j.driver.driver_id === d.driver_id }, d.name + busy('driver', d.driver_id))));
+  const drivers = h(
+    'select',
+    { id: 'assign-driver', name: 'driver_id', required: true },
+    h('option', { value: '' }, 'Choose a driver'),
+    day.drivers.map((d) => h('option', { value: d.driver_id, selected: j.driver && j.driver.driver_id === d.driver_id }, d.name + busy('driver', d.driver_id))),
+  );
   /** @type {Record<string, import('./api.js').Vehicle[]>} */
   const groups = {};
-  day.vehicles.forEach((v) => { (groups[v.fleet_code] = groups[v.fleet_code] || []).push(v); });
+  day.vehicles.forEach((v) => {
+    (groups[v.fleet_code] = groups[v.fleet_code] || []).push(v);
+  });
   const codes = [j.fleet_code, ...FLEET_ORDER.filter((c) => c !== j.fleet_code)];
-  const vehicles = h('select', { id: 'assign-vehicle', name: 'vehicle_id', required: true }, h('option', { value: '' }, 'Choose a vehicle'),
-    codes.filter((c) => groups[c]).map((c) => h('optgroup', { label: FLEET_NAMES[c] + (c === j.fleet_code ? ' (the job’s class)' : '') },
-      groups[c].map((v) => h('option', { value: v.vehicle_id, selected: j.vehicle && j.vehicle.vehicle_id === v.vehicle_id }, v.plate + ' · ' + v.brand + ' ' + v.model + busy('vehicle', v.vehicle_id))))));
-  return h('form', { class: 'fields job-form', id: 'assign-form', onsubmit: handler(async (e) => {
-    e.preventDefault();
-    await act(j, 'assignJob', 'assign', 'assign-result', { driver_id: drivers.value, vehicle_id: vehicles.value }, actions,
-      (job) => 'Assigned: ' + job.driver?.name + ' with ' + job.vehicle?.plate + ' to job ' + job.job_id + '.');
-  }) },
-  h('h3', {}, j.driver ? 'Reassign (until pickup)' : 'Assign a driver and a vehicle'),
-  h('div', {}, h('label', { for: 'assign-driver' }, 'Driver'), drivers),
-  h('div', {}, h('label', { for: 'assign-vehicle' }, 'Vehicle'), vehicles),
-  h('div', { class: 'submit' }, h('button', { type: 'submit', class: 'primary' }, j.driver ? 'Reassign' : 'Assign')),
-  resultArea('assign-result'));
+  const vehicles = h(
+    'select',
+    { id: 'assign-vehicle', name: 'vehicle_id', required: true },
+    h('option', { value: '' }, 'Choose a vehicle'),
+    codes
+      .filter((c) => groups[c])
+      .map((c) =>
+        h(
+          'optgroup',
+          { label: FLEET_NAMES[c] + (c === j.fleet_code ? ' (the job’s class)' : '') },
+          groups[c].map((v) =>
+            h(
+              'option',
+              { value: v.vehicle_id, selected: j.vehicle && j.vehicle.vehicle_id === v.vehicle_id },
+              v.plate + ' · ' + v.brand + ' ' + v.model + busy('vehicle', v.vehicle_id),
+            ),
+          ),
+        ),
+      ),
+  );
+  return h(
+    'form',
+    {
+      class: 'fields job-form',
+      id: 'assign-form',
+      onsubmit: handler(async (e) => {
+        e.preventDefault();
+        await act(
+          j,
+          'assignJob',
+          'assign',
+          'assign-result',
+          { driver_id: drivers.value, vehicle_id: vehicles.value },
+          actions,
+          (job) => 'Assigned: ' + job.driver?.name + ' with ' + job.vehicle?.plate + ' to job ' + job.job_id + '.',
+        );
+      }),
+    },
+    h('h3', {}, j.driver ? 'Reassign (until pickup)' : 'Assign a driver and a vehicle'),
+    h('div', {}, h('label', { for: 'assign-driver' }, 'Driver'), drivers),
+    h('div', {}, h('label', { for: 'assign-vehicle' }, 'Vehicle'), vehicles),
+    h('div', { class: 'submit' }, h('button', { type: 'submit', class: 'primary' }, j.driver ? 'Reassign' : 'Assign')),
+    resultArea('assign-result'),
+  );
 }
 
 /** @param {Job} j @param {Actions} actions */
 function closeForms(j, actions) {
-  const note = h('textarea', { id: 'no-show-note', name: 'note', rows: '2', maxlength: '1000', required: true, 'aria-describedby': 'no-show-hint', placeholder: 'Waited at arrivals with a name board until 70 minutes after landing.' });
-  return h('div', { class: 'job-close' },
+  const note = h('textarea', {
+    id: 'no-show-note',
+    name: 'note',
+    rows: '2',
+    maxlength: '1000',
+    required: true,
+    'aria-describedby': 'no-show-hint',
+    placeholder: 'Waited at arrivals with a name board until 70 minutes after landing.',
+  });
+  return h(
+    'div',
+    { class: 'job-close' },
     h('h3', {}, 'Finish the job'),
-    h('p', { class: 'hint', id: 'no-show-hint' }, 'From the pickup time (' + hhmm(j.pickup_at) + '); a no-show within 24 hours of it. The note goes with the no-show report as evidence.'),
-    h('button', { type: 'button', id: 'complete-job', onclick: handler(() =>
-      act(j, 'completeJob', 'complete', 'finish-result', undefined, actions, (job) => 'Job ' + job.job_id + ' is completed.')) }, 'Mark completed'),
-    h('form', { class: 'fields', id: 'no-show-form', onsubmit: handler(async (e) => {
-      e.preventDefault();
-      await act(j, 'reportNoShow', 'no-show', 'finish-result', { note: note.value }, actions, (job) => 'Job ' + job.job_id + ' is recorded as a no-show.');
-    }) },
-    h('div', { class: 'grow' }, h('label', { for: 'no-show-note' }, 'No-show note'), note),
-    h('div', { class: 'submit' }, h('button', { type: 'submit' }, 'Report no-show'))),
-    resultArea('finish-result'));
+    h(
+      'p',
+      { class: 'hint', id: 'no-show-hint' },
+      'From the pickup time (' + hhmm(j.pickup_at) + '); a no-show within 24 hours of it. The note goes with the no-show report as evidence.',
+    ),
+    h(
+      'button',
+      {
+        type: 'button',
+        id: 'complete-job',
+        onclick: handler(() => act(j, 'completeJob', 'complete', 'finish-result', undefined, actions, (job) => 'Job ' + job.job_id + ' is completed.')),
+      },
+      'Mark completed',
+    ),
+    h(
+      'form',
+      {
+        class: 'fields',
+        id: 'no-show-form',
+        onsubmit: handler(async (e) => {
+          e.preventDefault();
+          await act(j, 'reportNoShow', 'no-show', 'finish-result', { note: note.value }, actions, (job) => 'Job ' + job.job_id + ' is recorded as a no-show.');
+        }),
+      },
+      h('div', { class: 'grow' }, h('label', { for: 'no-show-note' }, 'No-show note'), note),
+      h('div', { class: 'submit' }, h('button', { type: 'submit' }, 'Report no-show')),
+    ),
+    resultArea('finish-result'),
+  );
 }
 
 /**

@@ -29,10 +29,14 @@ const views = {};
 let pollTimer;
 
 /** @param {ViewName} name @param {View} v */
-export function registerView(name, v) { views[name] = v; }
+export function registerView(name, v) {
+  views[name] = v;
+}
 
 /** @param {string | undefined} name @returns {name is ViewName} */
-function isView(name) { return name !== undefined && Object.hasOwn(views, name); }
+function isView(name) {
+  return name !== undefined && Object.hasOwn(views, name);
+}
 
 /** Shows one view (or the sign-in) and hides the others. @param {ViewName | 'signin'} name */
 export function show(name) {
@@ -85,7 +89,9 @@ export function stopPolling() {
 }
 
 /** Back to a visible tab, a polled view is reloaded at once. */
-export function polled() { return !!session.view && !!views[session.view]?.refresh; }
+export function polled() {
+  return !!session.view && !!views[session.view]?.refresh;
+}
 
 /** Every view forgets what it showed (signing out). */
 export function resetViews() {

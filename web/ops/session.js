@@ -67,7 +67,9 @@ function applyRole() {
   $('whoami').title = 'Signed in as ' + me.name + ' (' + me.operator_id + '), ' + me.role;
   /** @type {NodeListOf<HTMLElement>} */
   const marked = document.querySelectorAll('[data-needs]');
-  marked.forEach((el) => { el.hidden = !can(roleNamed(el.getAttribute('data-needs'))); });
+  marked.forEach((el) => {
+    el.hidden = !can(roleNamed(el.getAttribute('data-needs')));
+  });
 }
 
 /**

@@ -9,7 +9,7 @@ export const bookTransferFlow: Flow = async (client, ctx) => {
   const api = retrying(client, ctx.retryPolicy);
   const key = `${ctx.runId}-book`;
 
-  const first = await flow.check('booking.create', 'POST /bookings with a fresh offer answers 201 confirmed at exactly the offer\'s price', async (c: Check) => {
+  const first = await flow.check('booking.create', "POST /bookings with a fresh offer answers 201 confirmed at exactly the offer's price", async (c: Check) => {
     const { quote, offer } = await freshOffer(api, c, ctx);
     const body = bookingRequest(ctx, quote, offer, 'book');
     const r = c.record(await api.createBooking(body, { idempotencyKey: key }));
@@ -25,14 +25,18 @@ export const bookTransferFlow: Flow = async (client, ctx) => {
     return { quote, offer, body, booking: b } as { quote: QuoteResponse; offer: Offer; body: BookingRequest; booking: Booking };
   });
 
-  await flow.check('booking.idempotent_replay', 'the same Idempotency-Key and body answers 200, Idempotent-Replayed: true and the identical booking', async (c: Check) => {
-    if (!first) c.blockedBy('booking.create');
-    const r = c.record(await api.createBooking(first.body, { idempotencyKey: key }));
-    c.equal(r.status, 200, 'status');
-    c.equal(r.headers.get('idempotent-replayed'), 'true', 'Idempotent-Replayed header');
-    c.expect(sameJson(r.body, first.booking), 'the replayed body differs from the original booking');
-    c.detail(`replayed ${first.booking.booking_ref}; Original-Request-Id ${r.headers.get('original-request-id') ?? 'absent'}`);
-  });
+  await flow.check(
+    'booking.idempotent_replay',
+    'the same Idempotency-Key and body answers 200, Idempotent-Replayed: true and the identical booking',
+    async (c: Check) => {
+      if (!first) c.blockedBy('booking.create');
+      const r = c.record(await api.createBooking(first.body, { idempotencyKey: key }));
+      c.equal(r.status, 200, 'status');
+      c.equal(r.headers.get('idempotent-replayed'), 'true', 'Idempotent-Replayed header');
+      c.expect(sameJson(r.body, first.booking), 'the replayed body differs from the original booking');
+      c.detail(`replayed ${first.booking.booking_ref}; Original-Request-Id ${r.headers.get('original-request-id') ?? 'absent'}`);
+    },
+  );
 
   await flow.check('booking.idempotency_conflict', 'the same Idempotency-Key with a different body answers 409 idempotency_conflict', async (c: Check) => {
     if (!first) c.blockedBy('booking.create');

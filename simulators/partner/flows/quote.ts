@@ -25,7 +25,9 @@ export const quoteFlow: Flow = async (client, ctx) => {
       c.expect(Math.abs(Date.parse(o.expires_at) - Date.parse(q.expires_at)) <= 1000, `offer ${o.offer_id} expires at ${o.expires_at}, not with the quote`);
     }
     const prices = q.offers.map((o) => o.price);
-    c.detail(`${q.offers.length} offers, ${q.currency} ${Math.min(...prices).toFixed(2)}–${Math.max(...prices).toFixed(2)}, expires_at ${q.expires_at} (${Math.round(lock / 60_000)} min)`);
+    c.detail(
+      `${q.offers.length} offers, ${q.currency} ${Math.min(...prices).toFixed(2)}–${Math.max(...prices).toFixed(2)}, expires_at ${q.expires_at} (${Math.round(lock / 60_000)} min)`,
+    );
   });
   return flow.result();
 };

@@ -78,8 +78,10 @@ export class HttpMarketplaceClient implements OutboundSender {
 
   static validateOptions(o: Partial<HttpMarketplaceClientOptions> | undefined): void {
     const missing = (['baseUrl', 'userId', 'privateKey'] as const).filter((k) => !o?.[k]);
-    if (missing.length) throw new Error(`HttpMarketplaceClient: missing option(s) ${missing.join(', ')} (MARKETPLACE_URL, MARKETPLACE_USER_ID, MARKETPLACE_PRIVATE_KEY)`);
-    if (!/^https?:\/\//.test(o!.baseUrl!) || !URL.canParse(o!.baseUrl!)) throw new Error(`HttpMarketplaceClient: baseUrl must be an http(s) URL, got ${o!.baseUrl}`);
+    if (missing.length)
+      throw new Error(`HttpMarketplaceClient: missing option(s) ${missing.join(', ')} (MARKETPLACE_URL, MARKETPLACE_USER_ID, MARKETPLACE_PRIVATE_KEY)`);
+    if (!/^https?:\/\//.test(o!.baseUrl!) || !URL.canParse(o!.baseUrl!))
+      throw new Error(`HttpMarketplaceClient: baseUrl must be an http(s) URL, got ${o!.baseUrl}`);
     if (o!.timeoutMs !== undefined && !(o!.timeoutMs > 0)) throw new Error('HttpMarketplaceClient: timeoutMs must be positive');
   }
 
@@ -240,14 +242,20 @@ function isOrderResponse(b: unknown): b is OrderResponse {
   return (
     isObject(o) &&
     typeof o.order_id === 'string' &&
-    typeof o.state === 'string' && ORDER_STATES.has(o.state) &&
+    typeof o.state === 'string' &&
+    ORDER_STATES.has(o.state) &&
     typeof o.vehicle_id === 'string' &&
-    typeof o.date === 'string' && LOCAL_DATETIME.test(o.date) &&
-    isObject(o.from) && isObject(o.to) &&
-    isInt(o.adults) && o.adults >= 1 &&
-    typeof o.price === 'string' && MONEY.test(o.price) &&
+    typeof o.date === 'string' &&
+    LOCAL_DATETIME.test(o.date) &&
+    isObject(o.from) &&
+    isObject(o.to) &&
+    isInt(o.adults) &&
+    o.adults >= 1 &&
+    typeof o.price === 'string' &&
+    MONEY.test(o.price) &&
     o.currency === 'EUR' &&
-    isObject(o.customer) && typeof o.customer.name === 'string'
+    isObject(o.customer) &&
+    typeof o.customer.name === 'string'
   );
 }
 

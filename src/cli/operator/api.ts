@@ -45,7 +45,9 @@ export const envOf = (io: Io) => (name: string) => io.env[name] || undefined;
 export function defaultBaseUrl(io: Io): string {
   const env = envOf(io);
   // With OPS_LISTEN the operator API is on that address only (PUBLIC_BASE_URL no longer serves it).
-  const opsListen = env('OPS_LISTEN')?.replace(/^0\.0\.0\.0:/, '127.0.0.1:').replace(/^\[::\]:/, '[::1]:');
+  const opsListen = env('OPS_LISTEN')
+    ?.replace(/^0\.0\.0\.0:/, '127.0.0.1:')
+    .replace(/^\[::\]:/, '[::1]:');
   return env('OPERATOR_BASE_URL') ?? (opsListen && `http://${opsListen}`) ?? env('PUBLIC_BASE_URL') ?? `http://localhost:${env('PORT') ?? 3000}`;
 }
 
@@ -108,7 +110,7 @@ export function query(values: Record<string, string | undefined>): string {
  * environments'. Anything else is sent as is (the API's invalid_request names the field).
  */
 export function environment(word: string): Schemas['Env'] {
-  return ((({ test: 'sandbox', live: 'production' }) as Record<string, string>)[word] ?? word) as Schemas['Env'];
+  return (({ test: 'sandbox', live: 'production' } as Record<string, string>)[word] ?? word) as Schemas['Env'];
 }
 
 function describeError(e: ApiError): string {

@@ -35,12 +35,20 @@ function registerVocab(program: Command, { api, print }: Cli): void {
 }
 
 function registerVehicles(program: Command, { api, print }: Cli): void {
-  const vehicle = program.command('vehicle').description('the fleet\'s vehicles');
+  const vehicle = program.command('vehicle').description("the fleet's vehicles");
   vehicle
     .command('add <fleet_code> <plate> <brand> <model> <colour>')
     .description('register a vehicle (e.g. standard_car CAB-4821 Toyota Axio white)')
     .action(async (fleetCode: string, plate: string, brand: string, model: string, colour: string) => {
-      print(await api('createVehicle', 'POST', '/vehicles', { fleet_code: fleetCode as Schemas['FleetCode'], plate, brand: brand as Schemas['Brand'], model, colour }));
+      print(
+        await api('createVehicle', 'POST', '/vehicles', {
+          fleet_code: fleetCode as Schemas['FleetCode'],
+          plate,
+          brand: brand as Schemas['Brand'],
+          model,
+          colour,
+        }),
+      );
     });
   vehicle
     .command('list')

@@ -13,13 +13,17 @@ export function registerOperators(program: Command, { api, print }: Cli): void {
   account
     .command('create')
     .description('name an operator and issue its token (shown this once)')
-    .requiredOption('--name <name>', "the operator's name, e.g. \"Nimali Perera\"")
+    .requiredOption('--name <name>', 'the operator\'s name, e.g. "Nimali Perera"')
     .requiredOption('--role <viewer|dispatcher|admin>', 'viewer (reads), dispatcher (also the fleet, jobs, retries, the audit log) or admin (everything)')
     .action(async (o: { name: string; role: string }) => {
       // The role is not checked here: the API's invalid_request names the field.
       const created = await api('createOperator', 'POST', '/operators', { name: o.name, role: o.role as Schemas['OperatorRole'] });
       const { token, ...info } = created;
-      print(created, () => `${fields(info)}\n    ${token}\n\nStore this token now: it is shown once and cannot be retrieved again. Give it to ${info.name} over a secure channel.\n`);
+      print(
+        created,
+        () =>
+          `${fields(info)}\n    ${token}\n\nStore this token now: it is shown once and cannot be retrieved again. Give it to ${info.name} over a secure channel.\n`,
+      );
     });
   account
     .command('list')

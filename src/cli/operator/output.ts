@@ -25,5 +25,13 @@ export function table<T>(rows: T[], columns: Array<keyof T & string>): string {
   if (!rows.length) return '(none)\n';
   const lines = [columns as string[], ...rows.map((r) => columns.map((c) => cell(r[c])))];
   const widths = columns.map((_, i) => Math.max(...lines.map((l) => l[i].length)));
-  return lines.map((l) => `${l.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd()}\n`).join('');
+  return lines
+    .map(
+      (l) =>
+        `${l
+          .map((c, i) => c.padEnd(widths[i]))
+          .join('  ')
+          .trimEnd()}\n`,
+    )
+    .join('');
 }

@@ -20,7 +20,9 @@ export function registerWebhooks(program: Command, { api, print }: Cli): void {
     .command('disable <endpoint_id>')
     .description('stop deliveries to an endpoint (waiting ones fail)')
     .option('--reason <text>', 'why, shown to the partner')
-    .action(async (e: string, o: { reason?: string }) => print(await api('disableWebhookEndpoint', 'POST', `/webhook_endpoints/${id(e)}/disable`, o.reason ? { reason: o.reason } : undefined)));
+    .action(async (e: string, o: { reason?: string }) =>
+      print(await api('disableWebhookEndpoint', 'POST', `/webhook_endpoints/${id(e)}/disable`, o.reason ? { reason: o.reason } : undefined)),
+    );
   webhook
     .command('enable <endpoint_id>')
     .description('resume deliveries to an endpoint (retry failed ones with outbox retry)')

@@ -109,7 +109,10 @@ const composed = new Map<string, string>();
  * write's assertions. Its result row: `n`, the number of audit rows inserted (0 when the guard produced nothing).
  */
 export function auditedStatement(write: Write, e: AuditEntry): { statement: Statement; params: readonly unknown[] } {
-  const all = combine(write, { ctes: [`audit as (insert into audit_log (${COLUMNS}) select ${VALUES}${write.guard ? ' where exists (select 1 from __guard__)' : ''} returning 1)`], params: params(e) });
+  const all = combine(write, {
+    ctes: [`audit as (insert into audit_log (${COLUMNS}) select ${VALUES}${write.guard ? ' where exists (select 1 from __guard__)' : ''} returning 1)`],
+    params: params(e),
+  });
   const asserts = all.asserts?.length ? `, ${all.asserts.map((a) => `(select ${a})`).join(', ')}` : '';
   const key = `${write.guard ?? ''}\u0002${all.ctes.join(',\n')}\u0002${asserts}`;
   let text = composed.get(key);

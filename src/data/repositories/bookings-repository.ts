@@ -168,17 +168,26 @@ export async function bookingFacts(
   return {
     stored: r.stored ?? undefined,
     byReference: fromJson(r.by_reference),
-    offer: offer
-      ? { ...offer, amountMinor: Number(offer.amountMinor), expiresAt: new Date(offer.expiresAt), pickupAt: new Date(offer.pickupAt) }
-      : undefined,
+    offer: offer ? { ...offer, amountMinor: Number(offer.amountMinor), expiresAt: new Date(offer.expiresAt), pickupAt: new Date(offer.pickupAt) } : undefined,
     consumed: r.consumed,
   };
 }
 
 const INSERT_COLUMNS = [...FIELDS.map((f) => BOOKING[f]), 'request_id'];
 const CASTS: Partial<Record<keyof BookingRow, string>> = {
-  amountMinor: 'bigint', pickup: 'jsonb', dropoff: 'jsonb', pickupAt: 'timestamptz', adults: 'int', luggage: 'int', passenger: 'jsonb',
-  createdAt: 'timestamptz', cancelledAt: 'timestamptz', driver: 'jsonb', completedAt: 'timestamptz', noShowAt: 'timestamptz', eventSeq: 'int',
+  amountMinor: 'bigint',
+  pickup: 'jsonb',
+  dropoff: 'jsonb',
+  pickupAt: 'timestamptz',
+  adults: 'int',
+  luggage: 'int',
+  passenger: 'jsonb',
+  createdAt: 'timestamptz',
+  cancelledAt: 'timestamptz',
+  driver: 'jsonb',
+  completedAt: 'timestamptz',
+  noShowAt: 'timestamptz',
+  eventSeq: 'int',
 };
 const INSERT_VALUES = [...FIELDS.map((f, i) => `$${i + 1}::${CASTS[f] ?? 'text'}`), `$${FIELDS.length + 1}::text`].join(', ');
 const insertParams = (b: BookingRow, requestId: string) => [
@@ -213,7 +222,8 @@ export function newBookingWrite(n: NewBooking): Write {
     extra.push(v);
     return `$${FIELDS.length + 1 + extra.length}`;
   };
-  if (n.offerLiveAt) conditions.push(`exists (select 1 from offers o where o.offer_id = ${param(b.offerId)}::text and o.expires_at > ${param(n.offerLiveAt)}::timestamptz)`);
+  if (n.offerLiveAt)
+    conditions.push(`exists (select 1 from offers o where o.offer_id = ${param(b.offerId)}::text and o.expires_at > ${param(n.offerLiveAt)}::timestamptz)`);
   // fleet_has_room locks the vehicle class until commit, so two bookings cannot both take its last vehicle.
   if (n.job) conditions.push(`fleet_has_room(${param(n.job.fleetCode)}::text, ${param(n.job.pickupAt)}::timestamptz, ${param(n.job.endsAt)}::timestamptz)`);
   const where = conditions.length ? ` where ${conditions.join(' and ')}` : '';
@@ -243,7 +253,9 @@ export async function findBooking(db: Sql, scope: { partnerId: string; env: Env 
   return fromRow((await db.query<BookingRow>(lock ? byRefForUpdate : byRef, [scope.partnerId, scope.env, bookingRef]))[0]);
 }
 
-const cancel = sql(`update bookings set status = 'cancelled', cancelled_at = $2, event_seq = event_seq + 1 where booking_ref = $1 returning event_seq as "eventSeq"`);
+const cancel = sql(
+  `update bookings set status = 'cancelled', cancelled_at = $2, event_seq = event_seq + 1 where booking_ref = $1 returning event_seq as "eventSeq"`,
+);
 
 /** Cancels the booking; returns the sequence number its event takes. */
 export async function markCancelled(tx: Sql, bookingRef: string, at: Date): Promise<number> {
@@ -258,6 +270,12 @@ const dispatch = sql(`
   returning ${bookingColumns('bookings')}`);
 
 /** The booking follows its dispatch: the driver assigned (a snapshot), then completed or no-show. */
-export async function setDispatch(tx: Sql, bookingRef: string, status: Exclude<BookingStatus, 'cancelled'>, driver: DriverSnapshot | null, at: Date): Promise<BookingRow> {
+export async function setDispatch(
+  tx: Sql,
+  bookingRef: string,
+  status: Exclude<BookingStatus, 'cancelled'>,
+  driver: DriverSnapshot | null,
+  at: Date,
+): Promise<BookingRow> {
   return fromRow((await tx.query<BookingRow>(dispatch, [bookingRef, status, driver ? JSON.stringify(driver) : null, at]))[0])!;
 }

@@ -39,7 +39,10 @@ export async function insertVehicle(db: Sql, v: Omit<VehicleRecord, 'active'>): 
 }
 
 export async function listVehicles(db: Sql, q: { fleetCode?: string; active?: boolean }): Promise<VehicleRecord[]> {
-  const query = db.knex('vehicles').select(db.knex.raw(VEHICLE)).orderBy([{ column: 'fleet_code' }, { column: 'plate' }]);
+  const query = db
+    .knex('vehicles')
+    .select(db.knex.raw(VEHICLE))
+    .orderBy([{ column: 'fleet_code' }, { column: 'plate' }]);
   if (q.fleetCode) query.where('fleet_code', q.fleetCode);
   if (q.active !== undefined) query.where('active', q.active);
   return query;
@@ -50,7 +53,9 @@ export async function findVehicle(db: Sql, vehicleId: string): Promise<VehicleRe
   return (await db.query<VehicleRecord>(findVehicleStmt, [vehicleId]))[0];
 }
 
-const deactivateVehicleStmt = sql(`update vehicles set active = false, deactivated_at = coalesce(deactivated_at, $2) where vehicle_id = $1 returning ${VEHICLE}`);
+const deactivateVehicleStmt = sql(
+  `update vehicles set active = false, deactivated_at = coalesce(deactivated_at, $2) where vehicle_id = $1 returning ${VEHICLE}`,
+);
 export async function deactivateVehicle(db: Sql, vehicleId: string, at: Date): Promise<VehicleRecord | undefined> {
   return (await db.query<VehicleRecord>(deactivateVehicleStmt, [vehicleId, at]))[0];
 }

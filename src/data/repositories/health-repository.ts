@@ -39,7 +39,12 @@ const figures = sql(`
 
 /** What the metrics' gauges show: the outbox by channel (pending, oldest pending, given up), disabled webhook endpoints, the oldest owed marketplace answer. */
 export async function operationalFigures(db: Sql, now: Date): Promise<OperationalFigures> {
-  const [r] = await db.query<{ outbox: Array<{ channel: string; pending: number; oldest: number }>; failed: Record<string, number>; disabled: number; confirmation: number }>(figures, [now]);
+  const [r] = await db.query<{
+    outbox: Array<{ channel: string; pending: number; oldest: number }>;
+    failed: Record<string, number>;
+    disabled: number;
+    confirmation: number;
+  }>(figures, [now]);
   const byChannel = new Map((r.outbox ?? []).map((c) => [c.channel, c]));
   return {
     outbox: ['marketplace', 'webhooks'].map((channel) => ({

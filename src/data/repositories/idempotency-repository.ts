@@ -40,8 +40,7 @@ export async function findStored(db: Sql, scope: IdempotencyScope): Promise<Stor
  * if that CTE produced a row (the booking it answers).
  */
 export function storeWrite(scope: IdempotencyScope, fingerprint: string, requestId: string, now: Date, done: Completion, after?: string): Write {
-  const values =
-    '$1::text, $2::text, $3::text, $4::text, $5::text, $6::int, $7::text, $8::text, $9::text, $10::timestamptz, $11::timestamptz';
+  const values = '$1::text, $2::text, $3::text, $4::text, $5::text, $6::int, $7::text, $8::text, $9::text, $10::timestamptz, $11::timestamptz';
   return {
     ctes: [
       `key_in as (insert into idempotency_keys (partner_id, env, operation, idempotency_key, fingerprint, response_status, response_body, request_id, booking_ref, created_at, expires_at)
@@ -62,7 +61,14 @@ const claim = sql(`
  * until the first commits (then this returns 'taken') or rolls back (then this claims it); past lock_timeout the
  * answer is 'busy'.
  */
-export async function claimKey(tx: Tx, scope: IdempotencyScope, fingerprint: string, requestId: string, now: Date, expiresAt: Date): Promise<'claimed' | 'taken' | 'busy'> {
+export async function claimKey(
+  tx: Tx,
+  scope: IdempotencyScope,
+  fingerprint: string,
+  requestId: string,
+  now: Date,
+  expiresAt: Date,
+): Promise<'claimed' | 'taken' | 'busy'> {
   try {
     // In a savepoint: a lock timeout aborts only it, and the request's transaction goes on to record the answer.
     const rows = await tx.savepoint((sp) => sp.query(claim, [...scopeParams(scope), fingerprint, requestId, now, expiresAt]));

@@ -47,8 +47,20 @@ const COLUMNS =
 const VALUES = `$1::text, $2::text, 'production', 'confirmed', $3::text, $3::text, $4::timestamptz, $5::timestamptz, $6::int, $7::jsonb, $8::jsonb, $9::int, $10::int, $11::jsonb, $12::text, $13::text, $14::timestamptz, $14::timestamptz`;
 
 const params = (j: JobRecord, now: Date) => [
-  j.source, j.sourceRef, j.fleetCode, j.pickupAt, j.endsAt, j.durationMin, JSON.stringify(j.pickup), JSON.stringify(j.dropoff), j.adults, j.luggage,
-  JSON.stringify(j.passenger), j.flightNumber, j.meetingInstructions, now,
+  j.source,
+  j.sourceRef,
+  j.fleetCode,
+  j.pickupAt,
+  j.endsAt,
+  j.durationMin,
+  JSON.stringify(j.pickup),
+  JSON.stringify(j.dropoff),
+  j.adults,
+  j.luggage,
+  JSON.stringify(j.passenger),
+  j.flightNumber,
+  j.meetingInstructions,
+  now,
 ];
 
 /** The job as part of a one-statement write; with `after`, only if that CTE produced a row (e.g. the booking). */
@@ -133,7 +145,9 @@ export async function setJobStatus(tx: Sql, jobId: string, status: JobStatus, at
   await tx.query(setStatusStmt, [jobId, status, at, note]);
 }
 
-const cancelStmt = sql(`update jobs set status = 'cancelled', updated_at = $3, version = version + 1 where source = $1 and source_ref = $2 and status in ('confirmed', 'driver_assigned') returning job_id::text as "jobId"`);
+const cancelStmt = sql(
+  `update jobs set status = 'cancelled', updated_at = $3, version = version + 1 where source = $1 and source_ref = $2 and status in ('confirmed', 'driver_assigned') returning job_id::text as "jobId"`,
+);
 
 /** Cancels the job of a booking or an order: its driver and vehicle are free again. */
 export async function cancelJob(db: Sql, source: JobSource, sourceRef: string, now: Date): Promise<void> {
@@ -176,7 +190,8 @@ const conflictStmt = sql(`
     and (($2 = 'driver' and j.driver_id = $3) or ($2 = 'vehicle' and j.vehicle_id = $3))
   limit 1`);
 
-export type AssignOutcome = { ok: true } | { ok: false; resource: 'driver' | 'vehicle'; conflictingJob: { jobId: string; pickupAt: Date; endsAt: Date } | null };
+export type AssignOutcome =
+  { ok: true } | { ok: false; resource: 'driver' | 'vehicle'; conflictingJob: { jobId: string; pickupAt: Date; endsAt: Date } | null };
 
 /**
  * Assigns in a savepoint: the database refuses a driver or vehicle already assigned to an overlapping job
@@ -189,7 +204,11 @@ export async function assignJob(tx: Tx, jobId: string, driverId: string, vehicle
   } catch (e) {
     const resource = isExclusionViolation(e, 'jobs_driver_no_overlap') ? 'driver' : isExclusionViolation(e, 'jobs_vehicle_no_overlap') ? 'vehicle' : null;
     if (!resource) throw e;
-    const [other] = await tx.query<{ jobId: string; pickupAt: Date; endsAt: Date }>(conflictStmt, [jobId, resource, resource === 'driver' ? driverId : vehicleId]);
+    const [other] = await tx.query<{ jobId: string; pickupAt: Date; endsAt: Date }>(conflictStmt, [
+      jobId,
+      resource,
+      resource === 'driver' ? driverId : vehicleId,
+    ]);
     return { ok: false, resource, conflictingJob: other ?? null };
   }
 }

@@ -28,8 +28,15 @@ export function priceMarksWrite(marks: readonly PriceMarkRecord[]): Write {
         returning 1)`,
     ],
     params: [
-      marks.map((m) => m.priceMark), marks.map((m) => m.vehicle), JSON.stringify(first?.search ?? null), first?.distanceKm ?? 0, first?.durationMin ?? 0,
-      first?.pickupAt ?? null, first?.createdAt ?? null, first?.expiresAt ?? null, marks.map((m) => m.amountMinor),
+      marks.map((m) => m.priceMark),
+      marks.map((m) => m.vehicle),
+      JSON.stringify(first?.search ?? null),
+      first?.distanceKm ?? 0,
+      first?.durationMin ?? 0,
+      first?.pickupAt ?? null,
+      first?.createdAt ?? null,
+      first?.expiresAt ?? null,
+      marks.map((m) => m.amountMinor),
     ],
   };
 }
@@ -92,7 +99,18 @@ const insertOrderStmt = sql(`
 /** Stores an order once: false when the order id is already stored (a resend or a concurrent duplicate). */
 export async function insertOrder(tx: Sql, o: Omit<OrderRecord, 'version' | 'createdAt' | 'updatedAt'>, now: Date): Promise<boolean> {
   const rows = await tx.query(insertOrderStmt, [
-    o.orderId, o.state, o.vehicle, o.priceMark, JSON.stringify(o.order), o.source, o.pickupAt, o.amountMinor, o.supplierOrderId, o.declineReason, o.dataHash, now,
+    o.orderId,
+    o.state,
+    o.vehicle,
+    o.priceMark,
+    JSON.stringify(o.order),
+    o.source,
+    o.pickupAt,
+    o.amountMinor,
+    o.supplierOrderId,
+    o.declineReason,
+    o.dataHash,
+    now,
   ]);
   return rows.length > 0;
 }
@@ -109,7 +127,9 @@ export async function markAcknowledged(tx: Sql, orderId: string, now: Date): Pro
   await tx.query(ack, [orderId, now]);
 }
 
-const change = sql(`update marketplace_orders set "order" = $2::jsonb, data_hash = $3, version = version + 1, pickup_at = $4, updated_at = $5 where order_id = $1`);
+const change = sql(
+  `update marketplace_orders set "order" = $2::jsonb, data_hash = $3, version = version + 1, pickup_at = $4, updated_at = $5 where order_id = $1`,
+);
 
 export async function applyOrderChange(tx: Sql, orderId: string, order: unknown, dataHash: string, pickupAt: Date, now: Date): Promise<void> {
   await tx.query(change, [orderId, JSON.stringify(order), dataHash, pickupAt, now]);
@@ -126,7 +146,8 @@ export async function setOrderDocument(tx: Sql, orderId: string, order: unknown,
 
 export async function saveBrands(tx: Sql, brands: ReadonlyArray<{ id: number; name: string }>, now: Date): Promise<void> {
   if (!brands.length) return;
-  await tx.knex('marketplace_brands')
+  await tx
+    .knex('marketplace_brands')
     .insert(brands.map((b) => ({ id: b.id, name: b.name, updatedAt: now })))
     .onConflict('id')
     .merge(['name', 'updatedAt']);

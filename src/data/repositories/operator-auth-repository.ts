@@ -33,7 +33,12 @@ const record = sql(`
  * when the last failure is older than `forgetAfterMs`; from `refuseFrom` failures the client is refused until
  * now + `refuseForMs`.
  */
-export async function recordAuthFailure(db: Sql, client: string, now: Date, rules: { forgetAfterMs: number; refuseFrom: number; refuseForMs: number }): Promise<AuthFailures> {
+export async function recordAuthFailure(
+  db: Sql,
+  client: string,
+  now: Date,
+  rules: { forgetAfterMs: number; refuseFrom: number; refuseForMs: number },
+): Promise<AuthFailures> {
   return (await db.query<AuthFailures>(record, [client, now, rules.forgetAfterMs, rules.refuseFrom, rules.refuseForMs]))[0];
 }
 

@@ -19,7 +19,15 @@ export interface OutboxRow {
   updatedAt: Date;
   deliveredAt: Date | null;
   /** A webhook delivery's endpoint and event (null for marketplace calls). */
-  webhook: { endpoint_id: string; url: string; partner_id: string; env: 'sandbox' | 'production'; event_id: string; event_type: string; booking_ref: string | null } | null;
+  webhook: {
+    endpoint_id: string;
+    url: string;
+    partner_id: string;
+    env: 'sandbox' | 'production';
+    event_id: string;
+    event_type: string;
+    booking_ref: string | null;
+  } | null;
 }
 
 const COLUMNS = `o.id::text as id, o.kind, o.order_id as "orderId", o.payload, o.dedupe_key as "dedupeKey", o.status, o.attempts, o.max_attempts as "maxAttempts",
@@ -163,7 +171,10 @@ export async function listMessages(db: Sql, q: OutboxQuery): Promise<OutboxRow[]
   if (q.endpointId) add('o.endpoint_id = ?', q.endpointId);
   if (q.eventId) add('o.event_id = ?', q.eventId);
   values.push(q.limit);
-  return db.query<OutboxRow>(sql(`select ${COLUMNS} from ${FROM}${where.length ? ` where ${where.join(' and ')}` : ''} order by o.id desc limit $${values.length}`), values);
+  return db.query<OutboxRow>(
+    sql(`select ${COLUMNS} from ${FROM}${where.length ? ` where ${where.join(' and ')}` : ''} order by o.id desc limit $${values.length}`),
+    values,
+  );
 }
 
 const one = sql(`select ${COLUMNS} from ${FROM} where o.id = $1`);

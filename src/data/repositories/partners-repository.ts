@@ -104,7 +104,9 @@ export async function countPartners(db: Sql): Promise<number> {
 
 /** Sets the operator's pause, or (sandbox: true) the partner's own sandbox pause. Undefined when no such partner. */
 export async function setPartnerPaused(db: Sql, partnerId: string, paused: boolean, which: 'operator' | 'sandbox'): Promise<PartnerRecord | undefined> {
-  const n = await PartnerModel.query(db.knex).findById(partnerId).patch(which === 'operator' ? { paused } : { sandboxPaused: paused });
+  const n = await PartnerModel.query(db.knex)
+    .findById(partnerId)
+    .patch(which === 'operator' ? { paused } : { sandboxPaused: paused });
   return n ? findPartner(db, partnerId) : undefined;
 }
 
@@ -130,7 +132,8 @@ export interface VehicleCodeRecord {
 }
 
 export async function putVehicleCode(db: Sql, v: VehicleCodeRecord): Promise<void> {
-  await db.knex('partner_vehicle_codes')
+  await db
+    .knex('partner_vehicle_codes')
     .insert({ ...v, updatedAt: db.knex.fn.now() })
     .onConflict(['partner_id', 'code'])
     .merge(['vehicle', 'updated_at']);

@@ -87,7 +87,14 @@ export interface EndpointQuery {
 
 /** Operators: every endpoint (deleted ones too when asked), newest first. */
 export async function listEndpoints(db: Sql, q: EndpointQuery): Promise<EndpointRow[]> {
-  const query = db.knex('webhook_endpoints').select(db.knex.raw(ENDPOINT)).orderBy([{ column: 'created_at', order: 'desc' }, { column: 'endpoint_id', order: 'desc' }]).limit(q.limit);
+  const query = db
+    .knex('webhook_endpoints')
+    .select(db.knex.raw(ENDPOINT))
+    .orderBy([
+      { column: 'created_at', order: 'desc' },
+      { column: 'endpoint_id', order: 'desc' },
+    ])
+    .limit(q.limit);
   if (q.partnerId) query.where('partner_id', q.partnerId);
   if (q.env) query.where('env', q.env);
   if (q.status) query.where('status', q.status);
@@ -174,6 +181,12 @@ const failed = sql(`
  * A delivery failed: the endpoint has been failing since its first failure after a success. Failing since
  * `disableIfFailingSince` or earlier, an enabled endpoint is disabled now with `reason` (`disabledNow`).
  */
-export async function endpointFailed(tx: Sql, endpointId: string, now: Date, disableIfFailingSince: Date, reason: string): Promise<EndpointRow & { disabledNow: boolean }> {
+export async function endpointFailed(
+  tx: Sql,
+  endpointId: string,
+  now: Date,
+  disableIfFailingSince: Date,
+  reason: string,
+): Promise<EndpointRow & { disabledNow: boolean }> {
   return (await tx.query<EndpointRow & { disabledNow: boolean }>(failed, [endpointId, now, disableIfFailingSince, reason]))[0];
 }

@@ -72,7 +72,13 @@ const redeliverToSubscribers = redeliverTo(SUBSCRIBED);
 const redeliverToEndpoint = redeliverTo('w.endpoint_id = $4');
 
 /** New deliveries of a stored event: to every subscribed endpoint, or to the one named. */
-export async function enqueueDeliveries(tx: Sql, eventId: string, maxAttempts: number, now: Date, endpointId?: string): Promise<Array<{ id: string; endpointId: string }>> {
+export async function enqueueDeliveries(
+  tx: Sql,
+  eventId: string,
+  maxAttempts: number,
+  now: Date,
+  endpointId?: string,
+): Promise<Array<{ id: string; endpointId: string }>> {
   return endpointId ? tx.query(redeliverToEndpoint, [eventId, maxAttempts, now, endpointId]) : tx.query(redeliverToSubscribers, [eventId, maxAttempts, now]);
 }
 

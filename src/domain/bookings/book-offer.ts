@@ -155,7 +155,10 @@ function outcomeOf(d: BookingDecision, input: BookingInput): BookOfferOutcome {
   if (d.kind === 'book') return { kind: 'created', booking: d.booking };
   // A partner_reference used before, said out loud: the partner must not mistake it for a new booking, least of all
   // when it was made for another offer or is cancelled.
-  const differs = [...(d.booking.offerId !== input.offer_id ? (['offer_id'] as const) : []), ...(d.booking.status === 'cancelled' ? (['cancelled'] as const) : [])];
+  const differs = [
+    ...(d.booking.offerId !== input.offer_id ? (['offer_id'] as const) : []),
+    ...(d.booking.status === 'cancelled' ? (['cancelled'] as const) : []),
+  ];
   return { kind: 'existing', booking: d.booking, differs };
 }
 

@@ -61,7 +61,10 @@ export function decideBooking(facts: Omit<BookingFacts, 'stored'>, scope: Scope,
   if (!offer || offer.quoteId !== input.quote_id) {
     return {
       kind: 'refused',
-      error: notFound(`No offer ${input.offer_id} in quote ${input.quote_id} on this account in ${scope.env}.`, { offer_id: input.offer_id, quote_id: input.quote_id }),
+      error: notFound(`No offer ${input.offer_id} in quote ${input.quote_id} on this account in ${scope.env}.`, {
+        offer_id: input.offer_id,
+        quote_id: input.quote_id,
+      }),
     };
   }
   if (offer.journeyType === 'arrival' && !input.flight_number) {
@@ -86,7 +89,9 @@ export function decideBooking(facts: Omit<BookingFacts, 'stored'>, scope: Scope,
   if (input.passengers.adults > offer.maxPassengers || luggage > offer.maxLuggage) {
     return {
       kind: 'refused',
-      error: new AppError('booking_conflict', `The party (${input.passengers.adults} adults, ${luggage} bags) does not fit the offered ${offer.vehicleName} ` +
+      error: new AppError(
+        'booking_conflict',
+        `The party (${input.passengers.adults} adults, ${luggage} bags) does not fit the offered ${offer.vehicleName} ` +
           `(${offer.maxPassengers} passengers, ${offer.maxLuggage} bags); quote again for this party.`,
         { reason: 'party_exceeds_vehicle', adults: input.passengers.adults, luggage, max_passengers: offer.maxPassengers, max_luggage: offer.maxLuggage },
       ),

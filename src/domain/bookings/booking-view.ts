@@ -5,7 +5,13 @@ export type { BookingRow };
 
 type WirePlace = BookingRow['pickup'];
 /** jsonb does not keep key order: rebuild nested objects so a booking reads the same bytes as it was created. */
-const place = (p: WirePlace): WirePlace => ({ name: p.name, resolved_name: p.resolved_name ?? p.name, ...(p.iata ? { iata: p.iata } : {}), lat: p.lat, lon: p.lon });
+const place = (p: WirePlace): WirePlace => ({
+  name: p.name,
+  resolved_name: p.resolved_name ?? p.name,
+  ...(p.iata ? { iata: p.iata } : {}),
+  lat: p.lat,
+  lon: p.lon,
+});
 const driver = (d: BookingRow['driver']) => (d ? { name: d.name, phone: d.phone, vehicle: d.vehicle, plate: d.plate } : null);
 const person = (p: BookingRow['passenger']): BookingRow['passenger'] => ({
   first_name: p.first_name,

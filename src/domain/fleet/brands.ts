@@ -5,7 +5,14 @@ export type Brand = components['schemas']['Brand'];
 
 // Each contract value once: a brand added to or dropped from the contract fails to compile here.
 const BRANDS: { readonly [B in Brand]: true } = {
-  Toyota: true, Suzuki: true, 'Mercedes-Benz': true, Mitsubishi: true, Nissan: true, Honda: true, Hyundai: true, Kia: true,
+  Toyota: true,
+  Suzuki: true,
+  'Mercedes-Benz': true,
+  Mitsubishi: true,
+  Nissan: true,
+  Honda: true,
+  Hyundai: true,
+  Kia: true,
 };
 
 export function isBrand(name: string): name is Brand {

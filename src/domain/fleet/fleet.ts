@@ -26,7 +26,14 @@ export interface FleetVehicle {
 
 // Each contract value once: a value added to or dropped from the contract's enum fails to compile here.
 const CODES: { readonly [C in FleetCode]: true } = {
-  small_car: true, standard_car: true, premium_car: true, suv: true, standard_van: true, premium_van: true, large_van: true, standard_bus: true,
+  small_car: true,
+  standard_car: true,
+  premium_car: true,
+  suv: true,
+  standard_van: true,
+  premium_van: true,
+  large_van: true,
+  standard_bus: true,
 };
 const CLASSES: { readonly [C in VehicleClass]: true } = { Economy: true, Standard: true, Business: true };
 

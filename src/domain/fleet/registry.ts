@@ -45,9 +45,21 @@ const driverView = (d: fleet.DriverRecord): DriverView => ({
   created_at: new Date(d.createdAt).toISOString(),
 });
 
-export async function registerVehicle(tx: Sql, input: { fleet_code: FleetCode; plate: string; brand: Brand; model: string; colour: string }, now: Date): Promise<VehicleView> {
+export async function registerVehicle(
+  tx: Sql,
+  input: { fleet_code: FleetCode; plate: string; brand: Brand; model: string; colour: string },
+  now: Date,
+): Promise<VehicleView> {
   const plate = input.plate.trim().toUpperCase().replace(/\s+/g, ' ');
-  const v = await fleet.insertVehicle(tx, { vehicleId: prefixedId('veh'), fleetCode: input.fleet_code, plate, brand: input.brand, model: input.model.trim(), colour: input.colour.trim(), createdAt: now });
+  const v = await fleet.insertVehicle(tx, {
+    vehicleId: prefixedId('veh'),
+    fleetCode: input.fleet_code,
+    plate,
+    brand: input.brand,
+    model: input.model.trim(),
+    colour: input.colour.trim(),
+    createdAt: now,
+  });
   if (v === 'plate_taken') throw new AppError('already_exists', `A vehicle with plate ${plate} is already registered.`, { plate });
   return vehicleView(v);
 }
@@ -63,7 +75,13 @@ export async function deactivateVehicle(tx: Sql, vehicleId: string, now: Date): 
 }
 
 export async function registerDriver(tx: Sql, input: { name: string; phone: string; languages?: string[] }, now: Date): Promise<DriverView> {
-  const d = await fleet.insertDriver(tx, { driverId: prefixedId('drv'), name: input.name.trim(), phone: input.phone.trim(), languages: [...new Set(input.languages ?? [])], createdAt: now });
+  const d = await fleet.insertDriver(tx, {
+    driverId: prefixedId('drv'),
+    name: input.name.trim(),
+    phone: input.phone.trim(),
+    languages: [...new Set(input.languages ?? [])],
+    createdAt: now,
+  });
   return driverView(d);
 }
 

@@ -7,14 +7,7 @@ const NON_ALNUM = /[^a-z0-9]+/g;
  * "Nuwara-Eliya" → "nuwara eliya", "Adam's Peak" → "adams peak", "Kolamba" stays "kolamba".
  */
 export function normalizeText(s: string): string {
-  return s
-    .normalize('NFKD')
-    .replace(COMBINING_MARKS, '')
-    .toLowerCase()
-    .replace(APOSTROPHES, '')
-    .replace(/&/g, ' and ')
-    .replace(NON_ALNUM, ' ')
-    .trim();
+  return s.normalize('NFKD').replace(COMBINING_MARKS, '').toLowerCase().replace(APOSTROPHES, '').replace(/&/g, ' and ').replace(NON_ALNUM, ' ').trim();
 }
 
 export function tokenize(s: string): string[] {

@@ -29,19 +29,55 @@ interface Match {
   street: boolean;
 }
 
-export type NameLookup =
-  | { ok: true; entry: PlaceEntry }
-  | { ok: false; reason: 'unknown' | 'ambiguous'; candidates: PlaceEntry[]; streetOnly?: string };
+export type NameLookup = { ok: true; entry: PlaceEntry } | { ok: false; reason: 'unknown' | 'ambiguous'; candidates: PlaceEntry[]; streetOnly?: string };
 
 const SPECIFICITY: Record<GazetteerKind, number> = { airport: 5, sight: 4, park: 3, beach: 3, town: 2, city: 1 };
 const KINDS = new Set<string>(Object.keys(SPECIFICITY));
 /** Places this close together are nested or adjoining (a beach and its postal town), not rival destinations. */
 const RELATED_KM = 25;
-const STREET_WORDS = new Set(['road', 'rd', 'street', 'st', 'mawatha', 'mawata', 'mw', 'mwt', 'lane', 'ln', 'avenue', 'ave', 'drive', 'terrace', 'highway', 'hwy', 'para', 'bypass']);
+const STREET_WORDS = new Set([
+  'road',
+  'rd',
+  'street',
+  'st',
+  'mawatha',
+  'mawata',
+  'mw',
+  'mwt',
+  'lane',
+  'ln',
+  'avenue',
+  'ave',
+  'drive',
+  'terrace',
+  'highway',
+  'hwy',
+  'para',
+  'bypass',
+]);
 const STREET_MODIFIERS = new Set(['main', 'old', 'new', 'cross', 'upper', 'lower', 'back']);
 const QUALIFIER_WORDS = new Set(['district', 'dist', 'province', 'division']);
 /** Words that may sit next to a locality in an address segment without making it a hotel name. */
-const FILLER_WORDS = new Set(['city', 'town', 'village', 'beach', 'area', 'region', 'centre', 'center', 'central', 'near', 'the', 'in', 'at', 'of', 'sri', 'lanka', 'ceylon', 'lk']);
+const FILLER_WORDS = new Set([
+  'city',
+  'town',
+  'village',
+  'beach',
+  'area',
+  'region',
+  'centre',
+  'center',
+  'central',
+  'near',
+  'the',
+  'in',
+  'at',
+  'of',
+  'sri',
+  'lanka',
+  'ceylon',
+  'lk',
+]);
 const NUMERIC = /^\d+$/;
 
 function buildIndex() {
@@ -170,7 +206,7 @@ function scan(raw: string): { matches: Match[]; pureSegments: Set<number> } {
     const tokens = norm.split(' ');
     const covered = new Array<boolean>(tokens.length).fill(false);
     const segmentMatches: Match[] = [];
-    for (let i = 0; i < tokens.length; ) {
+    for (let i = 0; i < tokens.length;) {
       const maxN = Math.min(longestKeyFrom.get(tokens[i]) ?? 0, tokens.length - i);
       let found = 0;
       for (let n = maxN; n >= 1 && found === 0; n--) {

@@ -59,7 +59,12 @@ function resolveName(raw: string): PlaceResolution {
   const text = JSON.stringify(raw.trim());
   if (r.reason === 'ambiguous') {
     const names = r.candidates.map((c) => c.name);
-    return { ok: false, reason: 'ambiguous', message: `${text} names several places (${names.join('; ')}); send lat/lon or one place name.`, candidates: names };
+    return {
+      ok: false,
+      reason: 'ambiguous',
+      message: `${text} names several places (${names.join('; ')}); send lat/lon or one place name.`,
+      candidates: names,
+    };
   }
   const street = r.streetOnly ? ` (${r.streetOnly} appears only as a street name)` : '';
   return { ok: false, reason: 'unknown', message: `No Sri Lankan place found in ${text}${street}; send lat/lon.` };

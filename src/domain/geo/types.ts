@@ -27,9 +27,7 @@ export interface ResolvedPlace {
 
 export type PlaceFailureReason = 'outside_sri_lanka' | 'unknown' | 'ambiguous';
 
-export type PlaceResolution =
-  | { ok: true; place: ResolvedPlace }
-  | { ok: false; reason: PlaceFailureReason; message: string; candidates?: string[] };
+export type PlaceResolution = { ok: true; place: ResolvedPlace } | { ok: false; reason: PlaceFailureReason; message: string; candidates?: string[] };
 
 export interface RouteEnd extends LatLon {
   place_id?: string;

@@ -21,4 +21,3 @@ export function parseLocal(value: string): Date | null {
 export function formatLocal(d: Date): string {
   return new Date(d.getTime() + OFFSET_MS).toISOString().replace('T', ' ').slice(0, 19);
 }
-

@@ -59,21 +59,21 @@ export interface LockedPrice {
 }
 
 /** What a search found: the fitting vehicles, cheapest first, each locked (`write` stores the marks); or why none. */
-export type SearchOutcome =
-  | { kind: 'priced'; vehicles: LockedPrice[]; write?: Write }
-  | { kind: 'declined'; reason: JourneyDecline; message: string };
+export type SearchOutcome = { kind: 'priced'; vehicles: LockedPrice[]; write?: Write } | { kind: 'declined'; reason: JourneyDecline; message: string };
 
 /** A re-quote: the vehicle locked afresh, or why it no longer serves the search. */
 export type RequoteOutcome =
-  | { kind: 'priced'; vehicle: LockedPrice; write: Write }
-  | { kind: 'no_vehicle'; reason: JourneyDecline | 'unknown_vehicle'; message: string };
+  { kind: 'priced'; vehicle: LockedPrice; write: Write } | { kind: 'no_vehicle'; reason: JourneyDecline | 'unknown_vehicle'; message: string };
 
 /** Everyone in a seat counts against the vehicle: children and infants too (child seats take a seat). */
 export const seatsNeeded = (s: Pick<SearchInput, 'adults' | 'children' | 'infants'>) => s.adults + (s.children ?? 0) + (s.infants ?? 0);
 
 export function pickupAtOf(s: Pick<SearchInput, 'date'>): Date {
   const at = parseLocal(s.date);
-  if (!at) throw invalidRequest(`invalid request: date ${s.date} is not a valid YYYY-MM-DD HH:MM:SS on a day from ${EARLIEST_DAY} to ${LATEST_DAY}`, [{ field: 'date', message: 'is not a valid date' }]);
+  if (!at)
+    throw invalidRequest(`invalid request: date ${s.date} is not a valid YYYY-MM-DD HH:MM:SS on a day from ${EARLIEST_DAY} to ${LATEST_DAY}`, [
+      { field: 'date', message: 'is not a valid date' },
+    ]);
   return at;
 }
 
@@ -98,7 +98,15 @@ function lockedPrice(row: Pick<PriceMarkRecord, 'priceMark' | 'vehicle' | 'amoun
 async function lock(search: SearchInput, ctx: SupplierCtx, only?: string): Promise<SearchOutcome> {
   const pickupAt = pickupAtOf(search);
   const decision = await decideForMarketplace(
-    { pickup: search.from, dropoff: search.to, pickupAt, adults: seatsNeeded(search), luggage: search.luggage ?? 0, vehicleFilter: only ? [only] : undefined, currency: 'EUR' },
+    {
+      pickup: search.from,
+      dropoff: search.to,
+      pickupAt,
+      adults: seatsNeeded(search),
+      luggage: search.luggage ?? 0,
+      vehicleFilter: only ? [only] : undefined,
+      currency: 'EUR',
+    },
     ctx,
   );
   if (!decision.ok) return { kind: 'declined', reason: decision.reason, message: decision.message };

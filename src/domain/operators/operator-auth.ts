@@ -51,7 +51,9 @@ export function authClient(address: string | undefined): string {
 }
 
 const delayFor = (failures: number) =>
-  failures < OPERATOR_AUTH_RULES.slowFrom ? 0 : Math.min(OPERATOR_AUTH_RULES.maxDelayMs, OPERATOR_AUTH_RULES.firstDelayMs * 2 ** (failures - OPERATOR_AUTH_RULES.slowFrom));
+  failures < OPERATOR_AUTH_RULES.slowFrom
+    ? 0
+    : Math.min(OPERATOR_AUTH_RULES.maxDelayMs, OPERATOR_AUTH_RULES.firstDelayMs * 2 ** (failures - OPERATOR_AUTH_RULES.slowFrom));
 
 const secondsUntil = (t: Date, now: Date) => Math.max(1, Math.ceil((t.getTime() - now.getTime()) / 1000));
 
@@ -68,7 +70,10 @@ async function operatorOf(db: Sql, presented: string, bootstrapToken: string): P
  * without the header guessed nothing and is not counted; a wrong token is counted, then slowed, then refused with
  * Retry-After while the client is refused.
  */
-export async function checkOperatorToken(db: Sql, input: { client: string; authorization: string | undefined; token: string; now: Date }): Promise<OperatorAuth> {
+export async function checkOperatorToken(
+  db: Sql,
+  input: { client: string; authorization: string | undefined; token: string; now: Date },
+): Promise<OperatorAuth> {
   const { client, authorization, token, now } = input;
   const m = authorization === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization);
   const operator = m ? await operatorOf(db, m[1], token) : undefined;

@@ -8,14 +8,7 @@ import { requireEnabledEndpoint } from '../webhooks/endpoints';
  * so it exists if and only if the state change that caused it committed; the worker (worker.ts) delivers it
  * at least once, with retries, and the marketplace's answer is recorded on the row and in the audit log.
  */
-export type OutboundKind =
-  | 'confirm_order'
-  | 'decline_order'
-  | 'driver_info'
-  | 'driver_location'
-  | 'change_confirmation'
-  | 'no_show'
-  | 'brand_list';
+export type OutboundKind = 'confirm_order' | 'decline_order' | 'driver_info' | 'driver_location' | 'change_confirmation' | 'no_show' | 'brand_list';
 
 export const OUTBOUND_KINDS: readonly OutboundKind[] = [
   'confirm_order',
@@ -100,7 +93,13 @@ export async function enqueueOutbound(tx: Sql, msg: OutboundMessage, now: Date):
   if (!OUTBOUND_KINDS.includes(msg.kind)) throw new Error(`unknown outbound kind: ${String(msg.kind)}`);
   return outbox.enqueueMessage(
     tx,
-    { kind: msg.kind, orderId: msg.orderId ?? null, payload: msg.payload, dedupeKey: msg.dedupeKey ?? null, maxAttempts: msg.maxAttempts ?? DEFAULT_MAX_ATTEMPTS },
+    {
+      kind: msg.kind,
+      orderId: msg.orderId ?? null,
+      payload: msg.payload,
+      dedupeKey: msg.dedupeKey ?? null,
+      maxAttempts: msg.maxAttempts ?? DEFAULT_MAX_ATTEMPTS,
+    },
     now,
   );
 }

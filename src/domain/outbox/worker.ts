@@ -4,14 +4,7 @@ import { saveBrands } from '../../data/repositories/marketplace-repository';
 import { appendAudit } from '../../data/repositories/audit-repository';
 import { exchangeAudit } from '../audit/exchange-audit';
 import type { Tx } from '../../data/database';
-import {
-  isOutboundFailure,
-  OUTBOUND_KINDS,
-  type MarketplaceBrand,
-  type OutboundExchange,
-  type OutboundKind,
-  type OutboundSender,
-} from './outbox';
+import { isOutboundFailure, OUTBOUND_KINDS, type MarketplaceBrand, type OutboundExchange, type OutboundKind, type OutboundSender } from './outbox';
 
 export { enqueueOutbound, type OutboundKind, type OutboundSender } from './outbox';
 

@@ -110,13 +110,7 @@ export interface Authenticated {
  * trip); the request then asserts in its final statement that nothing changed (see KeyCache), so a revoked key
  * fails on the very next request. `fresh` reads the database whatever the cache holds.
  */
-export async function authenticateKey(
-  db: Sql,
-  presented: string | null,
-  now: Date,
-  cache?: KeyCache,
-  fresh = false,
-): Promise<Authenticated | null> {
+export async function authenticateKey(db: Sql, presented: string | null, now: Date, cache?: KeyCache, fresh = false): Promise<Authenticated | null> {
   const parsed = presented ? parseKey(presented) : null;
   if (!parsed) return null;
   const cached = fresh ? undefined : cache?.get(parsed.keyId);

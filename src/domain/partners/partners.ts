@@ -96,7 +96,11 @@ export async function listVehicleCodes(db: Sql, partnerId: string): Promise<Vehi
  * Sets or removes (requestsPerSecond null) the partner's rate limit in one environment. The burst defaults to twice
  * the rate (at least 1). The partner's auth_version moves with it, so every instance applies it on the next request.
  */
-export async function setRateLimit(tx: Sql, partnerId: string, input: { env: partners.Env; requests_per_second: number | null; burst?: number | null }): Promise<PartnerView> {
+export async function setRateLimit(
+  tx: Sql,
+  partnerId: string,
+  input: { env: partners.Env; requests_per_second: number | null; burst?: number | null },
+): Promise<PartnerView> {
   await requirePartner(tx, partnerId);
   const rate = input.requests_per_second;
   const limit = rate === null ? null : { requestsPerSecond: rate, burst: input.burst ?? Math.max(1, Math.ceil(rate * 2)) };

@@ -39,7 +39,9 @@ export function toDecimal(minor: number, currency: Currency): number {
 export function formatMinor(minor: number, currency: Currency): string {
   assertMinor(minor);
   const e = exponentOf(currency);
-  const digits = Math.abs(minor).toString().padStart(e + 1, '0');
+  const digits = Math.abs(minor)
+    .toString()
+    .padStart(e + 1, '0');
   const text = e === 0 ? digits : `${digits.slice(0, -e)}.${digits.slice(-e)}`;
   return minor < 0 ? `-${text}` : text;
 }

@@ -201,4 +201,3 @@ function partnerVocabulary(vocabulary: ReadonlyMap<string, string>, requested: s
     ignored: [...new Set(ignored)],
   };
 }
-

@@ -72,7 +72,14 @@ export function webhookChannel(deps: Pick<Deps, 'db' | 'logger' | 'config'>, pos
       const target = await repo.deliveryTarget(deps.db, msg.eventId!, msg.endpointId!, now);
       if (!target || target.status !== 'enabled') {
         const error = `not sent: the endpoint is ${target?.status ?? 'gone'}`;
-        return { ok: false, retryable: false, status: null, error, exchange: syntheticExchange(msg, error, now, `webhook_endpoints/${msg.endpointId}`), context: target };
+        return {
+          ok: false,
+          retryable: false,
+          status: null,
+          error,
+          exchange: syntheticExchange(msg, error, now, `webhook_endpoints/${msg.endpointId}`),
+          context: target,
+        };
       }
       const sentAt = wallClock.now();
       const attempt = await poster.post({
@@ -109,7 +116,12 @@ export function webhookChannel(deps: Pick<Deps, 'db' | 'logger' | 'config'>, pos
       }
       await appendAudit(
         tx,
-        exchangeAudit('webhooks', outcome.exchange, { attempt: msg.attempts, error, partnerId: outcome.context?.partnerId ?? null, env: outcome.context?.env ?? null }),
+        exchangeAudit('webhooks', outcome.exchange, {
+          attempt: msg.attempts,
+          error,
+          partnerId: outcome.context?.partnerId ?? null,
+          env: outcome.context?.env ?? null,
+        }),
       );
     },
   };

@@ -43,7 +43,16 @@ export interface WebhookEvent {
 function newEvent(scope: Scope, type: EventType, now: Date, booking: BookingRow | null, data: WebhookEvent['data']): repo.NewEvent {
   const id = newEventId();
   const payload: WebhookEvent = { id, type, created_at: now.toISOString(), env: scope.env, sequence: booking?.eventSeq ?? null, data };
-  return { eventId: id, partnerId: scope.partnerId, env: scope.env, type, bookingRef: booking?.bookingRef ?? null, sequence: booking?.eventSeq ?? null, payload: JSON.stringify(payload), createdAt: now };
+  return {
+    eventId: id,
+    partnerId: scope.partnerId,
+    env: scope.env,
+    type,
+    bookingRef: booking?.bookingRef ?? null,
+    sequence: booking?.eventSeq ?? null,
+    payload: JSON.stringify(payload),
+    createdAt: now,
+  };
 }
 
 /** The event of the state a booking has just entered (its status names the type). */
@@ -70,7 +79,11 @@ export async function sendPing(tx: Sql, scope: Scope, endpointId: string, now: D
  * type if asked. An event is listed once every transaction that began writing before it has ended (normally at
  * once), so an event can never appear later before one already listed: resuming from the last id read skips none.
  */
-export async function listEvents(db: Sql, scope: Scope, q: { after?: string; type?: EventType; limit: number }): Promise<{ data: WebhookEvent[]; has_more: boolean }> {
+export async function listEvents(
+  db: Sql,
+  scope: Scope,
+  q: { after?: string; type?: EventType; limit: number },
+): Promise<{ data: WebhookEvent[]; has_more: boolean }> {
   let after: { tx: string; id: string } | undefined;
   if (q.after) {
     after = await repo.eventPosition(db, q.after, scope.partnerId, scope.env);

@@ -73,7 +73,12 @@ export function renderGuide(file: string, root: string): string {
       heading({ tokens, depth }) {
         const html = this.parser.parseInline(tokens);
         const text = html.replace(/<[^>]+>/g, '');
-        let id = text.toLowerCase().replace(/&[a-z]+;|&#\d+;/g, '').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'section';
+        let id =
+          text
+            .toLowerCase()
+            .replace(/&[a-z]+;|&#\d+;/g, '')
+            .replace(/[^a-z0-9]+/g, '-')
+            .replace(/^-|-$/g, '') || 'section';
         while (used.has(id)) id += '-';
         used.add(id);
         if (depth === 2 || depth === 3) toc.push({ level: depth, id, text });

@@ -42,7 +42,11 @@ export function wireVehicle(p: LockedPrice): Schemas['Vehicle'] {
   };
 }
 
-const noVehicle = (message: string, reason: NonNullable<Schemas['NoVehicle']['reason']>): Schemas['NoVehicle'] => ({ status: 'NO_VEHICLE', error: message, reason });
+const noVehicle = (message: string, reason: NonNullable<Schemas['NoVehicle']['reason']>): Schemas['NoVehicle'] => ({
+  status: 'NO_VEHICLE',
+  error: message,
+  reason,
+});
 
 /** Vehicles, cheapest first; none, with the reason, when the journey cannot be served. */
 export function searchAnswer(outcome: SearchOutcome): SearchAnswer {

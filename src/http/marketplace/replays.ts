@@ -19,10 +19,13 @@ export const ACTED_ON_ONCE = ['createOrder', 'cancelOrder', 'updateOrder', 'ackn
  * error: a call answered with one did nothing, and sending it again may act.
  */
 const sentAnswer = (r: HandlerResult) =>
-  r.status >= 300 ? null
-  : r.rawBody !== undefined ? { status: r.status, body: r.rawBody }
-  : r.body !== undefined && !r.document ? { status: r.status, body: JSON.stringify(r.body) }
-  : null;
+  r.status >= 300
+    ? null
+    : r.rawBody !== undefined
+      ? { status: r.status, body: r.rawBody }
+      : r.body !== undefined && !r.document
+        ? { status: r.status, body: JSON.stringify(r.body) }
+        : null;
 
 function actedOnOnce(op: Operation, addressedUrl: (ctx: RequestContext) => string): Operation {
   return async (call, ctx) => {

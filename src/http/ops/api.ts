@@ -49,10 +49,14 @@ export function operatorAccess(
       const required = declared && ROLES.includes(declared) ? declared : 'admin';
       const who = ctx.operator!;
       if (mayAct(who.role, required)) return undefined;
-      return new AppError('forbidden', `This needs the ${required} role; operator ${who.operatorId} is a ${who.role}.`, { required_role: required, role: who.role });
+      return new AppError('forbidden', `This needs the ${required} role; operator ${who.operatorId} is a ${who.role}.`, {
+        required_role: required,
+        role: who.role,
+      });
     },
     // A named operator's request commits only while the operator is unrevoked.
-    owedAtCommit: (ctx) => (ctx.operator && ctx.operator.operatorId !== BOOTSTRAP_OPERATOR.operatorId ? operatorFreshAtCommit(ctx.operator.operatorId) : undefined),
+    owedAtCommit: (ctx) =>
+      ctx.operator && ctx.operator.operatorId !== BOOTSTRAP_OPERATOR.operatorId ? operatorFreshAtCommit(ctx.operator.operatorId) : undefined,
     errorResult: opsError,
   };
 }

@@ -38,8 +38,17 @@ function buildDocuments(publicBaseUrl: string): ContractDocuments {
   let postman: Promise<Document> | undefined;
   return {
     json: { contentType: 'application/json; charset=utf-8', bytes: Buffer.from(JSON.stringify(served)), cacheSeconds: CACHE_SECONDS },
-    yaml: { contentType: 'application/yaml; charset=utf-8', bytes: Buffer.from(yaml.dump(served, { lineWidth: 120, noRefs: true })), cacheSeconds: CACHE_SECONDS },
-    postman: () => (postman ??= postmanCollection(served).then((c) => ({ contentType: 'application/json; charset=utf-8', bytes: Buffer.from(JSON.stringify(c)), cacheSeconds: CACHE_SECONDS }))),
+    yaml: {
+      contentType: 'application/yaml; charset=utf-8',
+      bytes: Buffer.from(yaml.dump(served, { lineWidth: 120, noRefs: true })),
+      cacheSeconds: CACHE_SECONDS,
+    },
+    postman: () =>
+      (postman ??= postmanCollection(served).then((c) => ({
+        contentType: 'application/json; charset=utf-8',
+        bytes: Buffer.from(JSON.stringify(c)),
+        cacheSeconds: CACHE_SECONDS,
+      }))),
   };
 }
 
@@ -64,14 +73,22 @@ function inlineExampleRefs(node: unknown, examples: Record<string, { value: unkn
 function postmanCollection(contract: object): Promise<object> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const converter = require('openapi-to-postmanv2') as {
-    convert(input: { type: 'json'; data: object }, options: object, cb: (err: Error | null, r: { result: boolean; reason?: string; output: Array<{ data: object }> }) => void): void;
+    convert(
+      input: { type: 'json'; data: object },
+      options: object,
+      cb: (err: Error | null, r: { result: boolean; reason?: string; output: Array<{ data: object }> }) => void,
+    ): void;
   };
   return new Promise((resolve, reject) =>
-    converter.convert({ type: 'json', data: contract }, { folderStrategy: 'Tags', requestParametersResolution: 'Example', exampleParametersResolution: 'Example', enableOptionalParameters: false }, (err, r) => {
-      if (err) reject(err);
-      else if (!r.result) reject(new Error(`postman conversion: ${r.reason}`));
-      else resolve(withFreshIdempotencyKeys(r.output[0].data));
-    }),
+    converter.convert(
+      { type: 'json', data: contract },
+      { folderStrategy: 'Tags', requestParametersResolution: 'Example', exampleParametersResolution: 'Example', enableOptionalParameters: false },
+      (err, r) => {
+        if (err) reject(err);
+        else if (!r.result) reject(new Error(`postman conversion: ${r.reason}`));
+        else resolve(withFreshIdempotencyKeys(r.output[0].data));
+      },
+    ),
   );
 }
 

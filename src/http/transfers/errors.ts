@@ -11,7 +11,10 @@ export interface TransfersErrorBody {
 }
 
 /** The envelope of every Transfers API error. `env` is null when no valid key chose an environment. */
-export function transfersError(ctx: Pick<RequestContext, 'env'> | undefined, err: AppError): { status: ErrorStatus; body: TransfersErrorBody; headers: Record<string, string> } {
+export function transfersError(
+  ctx: Pick<RequestContext, 'env'> | undefined,
+  err: AppError,
+): { status: ErrorStatus; body: TransfersErrorBody; headers: Record<string, string> } {
   return {
     status: TRANSFERS_ERROR_STATUS[err.code],
     body: { env: ctx?.env ?? null, error: { code: err.code, message: err.message, details: err.details } },

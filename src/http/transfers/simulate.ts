@@ -6,11 +6,23 @@ export const SIMULATE_HEADER = 'sandbox-simulate';
 
 const faults: Record<string, () => AppError> = {
   service_unavailable: () =>
-    new AppError('service_unavailable', 'The service is temporarily unavailable; retry with backoff. (Simulated: Sandbox-Simulate: service_unavailable.)', { simulated: true }, { retryAfterSeconds: 2 }),
+    new AppError(
+      'service_unavailable',
+      'The service is temporarily unavailable; retry with backoff. (Simulated: Sandbox-Simulate: service_unavailable.)',
+      { simulated: true },
+      { retryAfterSeconds: 2 },
+    ),
   rate_limited: () =>
-    new AppError('rate_limited', 'Too many requests; retry after 2 seconds, with backoff. (Simulated: Sandbox-Simulate: rate_limited.)', { simulated: true }, { retryAfterSeconds: 2 }),
+    new AppError(
+      'rate_limited',
+      'Too many requests; retry after 2 seconds, with backoff. (Simulated: Sandbox-Simulate: rate_limited.)',
+      { simulated: true },
+      { retryAfterSeconds: 2 },
+    ),
   idempotency_in_progress: () =>
-    new AppError('idempotency_conflict', 'A request with this Idempotency-Key is still in progress; retry with the same key to receive its result. (Simulated: Sandbox-Simulate: idempotency_in_progress.)',
+    new AppError(
+      'idempotency_conflict',
+      'A request with this Idempotency-Key is still in progress; retry with the same key to receive its result. (Simulated: Sandbox-Simulate: idempotency_in_progress.)',
       { reason: 'in_progress', simulated: true },
       { retryAfterSeconds: 1 },
     ),

@@ -127,7 +127,9 @@ describe('TransferService → Marketplace (apiin)', () => {
       .addInteraction()
       .uponReceiving('a request for the brand list')
       .withRequest('GET', `${API}/brandlist/`, (b) => b.headers({ PrivateKey: signature }))
-      .willRespondWith(200, (b) => b.headers({ 'Content-Type': 'application/json' }).jsonBody({ status: 'OK', brands: eachLike({ id: integer(1), name: like('Toyota') }) }))
+      .willRespondWith(200, (b) =>
+        b.headers({ 'Content-Type': 'application/json' }).jsonBody({ status: 'OK', brands: eachLike({ id: integer(1), name: like('Toyota') }) }),
+      )
       .executeTest(async (mock) => {
         const r = await client(mock.url).getBrandList();
         expect(r.body.brands[0]).toEqual({ id: 1, name: 'Toyota' });
@@ -167,7 +169,9 @@ describe('TransferService → Marketplace (apiin)', () => {
       .withRequest('GET', `${API}/booking/INT-404404/`, (b) => b.headers({ PrivateKey: signature }))
       .willRespondWith(404, (b) => b.headers({ 'Content-Type': 'application/json' }).jsonBody({ status: 'ERROR', error: like('order not found') }))
       .executeTest(async (mock) => {
-        const err = await client(mock.url).getOrder('INT-404404').catch((e: unknown) => e);
+        const err = await client(mock.url)
+          .getOrder('INT-404404')
+          .catch((e: unknown) => e);
         expect(err).toBeInstanceOf(MarketplaceError);
         expect(err).toMatchObject({ kind: 'rejected', status: 404, retryable: false });
       });

@@ -71,7 +71,9 @@ describe('Marketplace → SupplierApi', () => {
         .addInteraction()
         .given('a locked price mark for standard_car')
         .uponReceiving('a signed read of a locked quote')
-        .withRequest('GET', fromProviderState('/search/standard_car/${price_mark}/', `/search/standard_car/${PM_EXAMPLE}/`), (b) => b.headers({ PrivateKey: signature }))
+        .withRequest('GET', fromProviderState('/search/standard_car/${price_mark}/', `/search/standard_car/${PM_EXAMPLE}/`), (b) =>
+          b.headers({ PrivateKey: signature }),
+        )
         .willRespondWith(200, (b) =>
           b.headers(json).jsonBody({
             status: 'OK',

@@ -57,14 +57,22 @@ describe('SupplierApi honours the Marketplace pact', () => {
   async function confirmedOrder(params: unknown): Promise<undefined> {
     const { order_id: orderId } = params as { order_id: string };
     const v = await lockedVehicle('standard_car');
-    const order: SupplierOrder = { order_id: orderId, price_mark: v.price_mark, vehicle_id: v.vehicle_id, price: v.price, currency: 'EUR', ...SEARCH, customer: { name: 'Anna Schmidt' } };
+    const order: SupplierOrder = {
+      order_id: orderId,
+      price_mark: v.price_mark,
+      vehicle_id: v.vehicle_id,
+      price: v.price,
+      currency: 'EUR',
+      ...SEARCH,
+      customer: { name: 'Anna Schmidt' },
+    };
     const r = await driver.book(order);
-    if ((r.body as { order_state?: string } | undefined)?.order_state !== 'confirmed') throw new Error(`state setup: order ${orderId} not confirmed (${r.status} ${r.text})`);
+    if ((r.body as { order_state?: string } | undefined)?.order_state !== 'confirmed')
+      throw new Error(`state setup: order ${orderId} not confirmed (${r.status} ${r.text})`);
     return undefined;
   }
 
   const servedOrder = (orderId: string) => sampleMarketplaceOrder(orderId) as Order;
-
 
   it('when the service runs on a real database, then every interaction verifies, signed over the URL it is called at', async () => {
     // Adds the signature — over the URL the Verifier calls and the bytes it forwards — and nothing else.
@@ -100,7 +108,8 @@ describe('SupplierApi honours the Marketplace pact', () => {
         'the marketplace serves a change to confirmed order INT-6': async (params: unknown) => {
           const { order_id: orderId } = params as { order_id: string };
           const created = await mp.sim.callback({ type: 'new', order: servedOrder(orderId) });
-          if (created.body && (created.body as { order_state?: string }).order_state !== 'confirmed') throw new Error(`state setup: ${created.status} ${created.text}`);
+          if (created.body && (created.body as { order_state?: string }).order_state !== 'confirmed')
+            throw new Error(`state setup: ${created.status} ${created.text}`);
           mp.sim.seedOrder({ ...servedOrder(orderId), state: 'changed', date: '2026-12-02 08:30:00', flight_number: 'QR662' });
           return undefined;
         },

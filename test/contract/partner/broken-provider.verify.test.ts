@@ -15,14 +15,11 @@ const PARTNER_PACT = path.resolve(__dirname, '../../../contracts/pacts/PartnerSi
 async function replayAs201Proxy(upstream: string) {
   const target = new URL(upstream);
   const server = http.createServer((req, res) => {
-    const out = http.request(
-      { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers },
-      (up) => {
-        const status = up.statusCode === 200 && up.headers['idempotent-replayed'] === 'true' ? 201 : (up.statusCode ?? 502);
-        res.writeHead(status, up.headers);
-        up.pipe(res);
-      },
-    );
+    const out = http.request({ host: target.hostname, port: target.port, method: req.method, path: req.url, headers: req.headers }, (up) => {
+      const status = up.statusCode === 200 && up.headers['idempotent-replayed'] === 'true' ? 201 : (up.statusCode ?? 502);
+      res.writeHead(status, up.headers);
+      up.pipe(res);
+    });
     out.on('error', () => res.writeHead(502).end());
     req.pipe(out);
   });

@@ -127,7 +127,12 @@ describe('PartnerSimulator → TransfersApi', () => {
         }),
       )
       .executeTest(async (mock) => {
-        const r = await partnerClient(mock.url).createQuote({ pickup: { iata: 'CMB' }, dropoff: { name: 'Cinnamon Grand, 77 Galle Road, Colombo 03' }, pickup_datetime: PICKUP, passengers: { adults: 2, luggage: 2 } });
+        const r = await partnerClient(mock.url).createQuote({
+          pickup: { iata: 'CMB' },
+          dropoff: { name: 'Cinnamon Grand, 77 Galle Road, Colombo 03' },
+          pickup_datetime: PICKUP,
+          passengers: { adults: 2, luggage: 2 },
+        });
         expect(r.status).toBe(200);
         expect(r.data!.offers[0]).toMatchObject({ offer_id: OFFER_ID, price: 30.5 });
         expect(r.data!.declined).toBeNull();
@@ -138,9 +143,7 @@ describe('PartnerSimulator → TransfersApi', () => {
       .addInteraction()
       .given('a partner with a sandbox key')
       .uponReceiving('a quote for a pickup under 24 hours ahead')
-      .withRequest('POST', '/transfers/v1/quotes', (b) =>
-        b.headers(jsonRequest).jsonBody(journey('short_notice_pickup_datetime', '2026-11-21T19:30:00+05:30')),
-      )
+      .withRequest('POST', '/transfers/v1/quotes', (b) => b.headers(jsonRequest).jsonBody(journey('short_notice_pickup_datetime', '2026-11-21T19:30:00+05:30')))
       .willRespondWith(200, (b) =>
         b.headers(answered()).jsonBody({
           env: 'sandbox',
@@ -150,7 +153,12 @@ describe('PartnerSimulator → TransfersApi', () => {
         }),
       )
       .executeTest(async (mock) => {
-        const r = await partnerClient(mock.url).createQuote({ pickup: { iata: 'CMB' }, dropoff: { name: 'Cinnamon Grand, 77 Galle Road, Colombo 03' }, pickup_datetime: '2026-11-21T19:30:00+05:30', passengers: { adults: 2, luggage: 2 } });
+        const r = await partnerClient(mock.url).createQuote({
+          pickup: { iata: 'CMB' },
+          dropoff: { name: 'Cinnamon Grand, 77 Galle Road, Colombo 03' },
+          pickup_datetime: '2026-11-21T19:30:00+05:30',
+          passengers: { adults: 2, luggage: 2 },
+        });
         expect(r.status).toBe(200);
         expect(r.data!.offers).toEqual([]);
         expect(r.data!.declined!.reason).toBe('short_notice');
@@ -249,8 +257,10 @@ describe('PartnerSimulator → TransfersApi', () => {
       .addInteraction()
       .given('a valid offer')
       .uponReceiving('a request to expire an offer now (sandbox test helper)')
-      .withRequest('POST', fromProviderState('/transfers/v1/test_helpers/offers/${offer_id}/expire', `/transfers/v1/test_helpers/offers/${OFFER_ID}/expire`), (b) =>
-        b.headers(keyHeader),
+      .withRequest(
+        'POST',
+        fromProviderState('/transfers/v1/test_helpers/offers/${offer_id}/expire', `/transfers/v1/test_helpers/offers/${OFFER_ID}/expire`),
+        (b) => b.headers(keyHeader),
       )
       .willRespondWith(200, (b) =>
         b.headers(answered()).jsonBody({ env: 'sandbox', offer_id: hex(OFFER_ID), quote_id: hex(QUOTE_ID), expires_at: at('2026-11-21T12:00:00.000Z') }),

@@ -132,10 +132,7 @@ describe('Booking an offer', () => {
   it('when the offer is unknown, belongs to another quote, partner or environment, then 404', async () => {
     const { quote, offer } = await freshOffer();
     const other = await freshOffer();
-    const cases = [
-      bookingBody(quote.quote_id, 'f'.repeat(32)),
-      bookingBody(other.quote.quote_id, offer.offer_id),
-    ];
+    const cases = [bookingBody(quote.quote_id, 'f'.repeat(32)), bookingBody(other.quote.quote_id, offer.offer_id)];
     for (const body of cases) {
       const r = await book(body);
       expect(r.status).toBe(404);
@@ -249,12 +246,17 @@ describe('Booking an offer', () => {
   it('when the sandbox test helper advances a booking, then the partner reads each dispatch state with a fictitious driver', async () => {
     const { quote, offer } = await freshOffer();
     const ref = (await book(bookingBody(quote.quote_id, offer.offer_id))).body.booking_ref;
-    const advance = (to: string, key = svc.partner.testKey, r = ref) => svc.call('POST', `/transfers/v1/test_helpers/bookings/${r}/advance`, { key, body: { to } });
+    const advance = (to: string, key = svc.partner.testKey, r = ref) =>
+      svc.call('POST', `/transfers/v1/test_helpers/bookings/${r}/advance`, { key, body: { to } });
     expect((await svc.call('GET', `/transfers/v1/bookings/${ref}`, { key: svc.partner.testKey })).body).toMatchObject({ status: 'confirmed', driver: null });
 
     const assigned = await advance('driver_assigned');
     expect(assigned.status).toBe(200);
-    expect(assigned.body).toMatchObject({ booking_ref: ref, status: 'driver_assigned', driver: { name: 'Sandbox Driver (fictitious)', phone: expect.any(String), vehicle: expect.any(String), plate: 'SANDBOX-1' } });
+    expect(assigned.body).toMatchObject({
+      booking_ref: ref,
+      status: 'driver_assigned',
+      driver: { name: 'Sandbox Driver (fictitious)', phone: expect.any(String), vehicle: expect.any(String), plate: 'SANDBOX-1' },
+    });
     expect((await svc.call('GET', `/transfers/v1/bookings/${ref}`, { key: svc.partner.testKey })).body).toEqual(assigned.body);
     expect((await advance('driver_assigned')).body).toEqual(assigned.body);
 
@@ -271,7 +273,10 @@ describe('Booking an offer', () => {
     const third = await freshOffer();
     const ref3 = (await book(bookingBody(third.quote.quote_id, third.offer.offer_id))).body.booking_ref;
     await svc.call('POST', `/transfers/v1/bookings/${ref3}/cancel`, { key: svc.partner.testKey });
-    expect((await advance('driver_assigned', svc.partner.testKey, ref3)).body.error.details).toMatchObject({ reason: 'invalid_transition', status: 'cancelled' });
+    expect((await advance('driver_assigned', svc.partner.testKey, ref3)).body.error.details).toMatchObject({
+      reason: 'invalid_transition',
+      status: 'cancelled',
+    });
 
     // Live keys: the helper does not exist for them; production moves only by dispatch.
     const live = await advance('driver_assigned', svc.partner.liveKey);
@@ -341,8 +346,14 @@ describe('Booking an offer', () => {
         const holder = await svc.app.db.transaction();
         try {
           await holder('idempotency_keys').insert({
-            partnerId: svc.partner.partner_id, env: 'sandbox', operation: 'createBooking', idempotencyKey: 'slow-first',
-            fingerprint: 'x', requestId: 'req_other', createdAt: new Date(), expiresAt: new Date(Date.now() + 86400000),
+            partnerId: svc.partner.partner_id,
+            env: 'sandbox',
+            operation: 'createBooking',
+            idempotencyKey: 'slow-first',
+            fingerprint: 'x',
+            requestId: 'req_other',
+            createdAt: new Date(),
+            expiresAt: new Date(Date.now() + 86400000),
           });
           const r = await book(body, { idem: 'slow-first' });
           expect(r.status).toBe(409);

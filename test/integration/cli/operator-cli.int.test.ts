@@ -159,9 +159,25 @@ describe('Operator CLI', () => {
 
     const partner = await operator(app.url).partnerWithKeys('CLI Dispatch');
     const call = (method: string, p: string, body?: unknown) =>
-      fetch(`${app.url}${p}`, { method, headers: { Authorization: `Bearer ${partner.liveKey}`, 'Content-Type': 'application/json' }, body: body ? JSON.stringify(body) : undefined }).then((r) => r.json() as Promise<any>);
-    const q = await call('POST', '/transfers/v1/quotes', { pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: '2027-01-10T09:30:00+05:30', passengers: { adults: 2 } });
-    const b = await call('POST', '/transfers/v1/bookings', { quote_id: q.quote_id, offer_id: q.offers[0].offer_id, partner_reference: 'CLI-1', passenger: { first_name: 'A', last_name: 'B' }, passengers: { adults: 2 }, flight_number: 'UL504' });
+      fetch(`${app.url}${p}`, {
+        method,
+        headers: { Authorization: `Bearer ${partner.liveKey}`, 'Content-Type': 'application/json' },
+        body: body ? JSON.stringify(body) : undefined,
+      }).then((r) => r.json() as Promise<any>);
+    const q = await call('POST', '/transfers/v1/quotes', {
+      pickup: { iata: 'CMB' },
+      dropoff: { name: 'Kandy' },
+      pickup_datetime: '2027-01-10T09:30:00+05:30',
+      passengers: { adults: 2 },
+    });
+    const b = await call('POST', '/transfers/v1/bookings', {
+      quote_id: q.quote_id,
+      offer_id: q.offers[0].offer_id,
+      partner_reference: 'CLI-1',
+      passenger: { first_name: 'A', last_name: 'B' },
+      passengers: { adults: 2 },
+      flight_number: 'UL504',
+    });
     const listed = await json(['job', 'list', '--booking', b.booking_ref]);
     expect(listed.data).toHaveLength(1);
     const jobId = listed.data[0].job_id;
@@ -248,13 +264,20 @@ describe('Operator CLI', () => {
 
     const off = await json(['webhook', 'disable', endpointId, '--reason', 'partner migrating servers']);
     expect(off).toMatchObject({ endpoint_id: endpointId, status: 'disabled', disabled_reason: 'disabled by an operator: partner migrating servers' });
-    expect((await json(['webhook', 'list', '--status', 'disabled', '--env', 'production'])).data.map((e: { endpoint_id: string }) => e.endpoint_id)).toContain(endpointId);
+    expect((await json(['webhook', 'list', '--status', 'disabled', '--env', 'production'])).data.map((e: { endpoint_id: string }) => e.endpoint_id)).toContain(
+      endpointId,
+    );
     expect(await json(['webhook', 'enable', endpointId])).toMatchObject({ status: 'enabled', disabled_reason: null });
 
     // A ping owes the endpoint a delivery, listed with what it is for.
     await fetch(`${app.url}/transfers/v1/webhook_endpoints/${endpointId}/test`, { method: 'POST', headers: { Authorization: `Bearer ${p.liveKey}` } });
     const deliveries = await json(['outbox', 'list', '--kind', 'webhook', '--endpoint', endpointId]);
-    expect(deliveries.data).toEqual([expect.objectContaining({ kind: 'webhook', webhook: expect.objectContaining({ endpoint_id: endpointId, partner_id: p.partner_id, env: 'production', event_type: 'ping' }) })]);
+    expect(deliveries.data).toEqual([
+      expect.objectContaining({
+        kind: 'webhook',
+        webhook: expect.objectContaining({ endpoint_id: endpointId, partner_id: p.partner_id, env: 'production', event_type: 'ping' }),
+      }),
+    ]);
     const table = await cli(['outbox', 'list', '--partner', p.partner_id]);
     expect(table.stdout).toMatch(new RegExp(`^\\d+\\s+webhook\\s+${endpointId} ping evt_[0-9a-f]{24}\\s+`, 'm'));
     expect((await cli(['webhook', 'disable', 'we_0000000000'])).stderr).toMatch(/^error not_found: No webhook endpoint we_0000000000\./);
@@ -279,7 +302,14 @@ describe('Operator CLI', () => {
 
     // Listed, without the token; the human view is a table.
     const listed = await json(['account', 'list']);
-    expect(listed.data).toContainEqual({ operator_id: operatorId, name: 'Nimali Perera', role: 'dispatcher', created_at: expect.any(String), created_by: 'bootstrap', revoked_at: null });
+    expect(listed.data).toContainEqual({
+      operator_id: operatorId,
+      name: 'Nimali Perera',
+      role: 'dispatcher',
+      created_at: expect.any(String),
+      created_by: 'bootstrap',
+      revoked_at: null,
+    });
     expect(JSON.stringify(listed)).not.toContain(token.slice(3));
     const human = await cli(['account', 'list']);
     expect(human.stdout.split('\n')[0]).toMatch(/^operator_id\s+name\s+role\s+created_at\s+created_by\s+revoked_at$/);

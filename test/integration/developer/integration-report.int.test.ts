@@ -8,7 +8,12 @@ const QUOTE = { pickup: { iata: 'CMB' }, dropoff: { name: 'Galle' }, pickup_date
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 let seq = 0;
 
-type Report = { window: { from: string; to: string }; requests_seen: number; summary: Record<string, number>; requirements: Array<{ id: string; status: string; detail: string; evidence: Array<{ request_id: string; at: string; detail: string }> }> };
+type Report = {
+  window: { from: string; to: string };
+  requests_seen: number;
+  summary: Record<string, number>;
+  requirements: Array<{ id: string; status: string; detail: string; evidence: Array<{ request_id: string; at: string; detail: string }> }>;
+};
 
 /**
  * The integration report grades a partner's own sandbox traffic, read back from the audit log: a careful client
@@ -21,7 +26,8 @@ describe('GET /test_helpers/integration_report', () => {
   async function partnerClient(name: string) {
     const p = await svc.ops.partnerWithKeys(name);
     const call: Call = client(svc.app.url);
-    const as = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => call(method, `/transfers/v1${path}`, { key: p.testKey, body, headers });
+    const as = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+      call(method, `/transfers/v1${path}`, { key: p.testKey, body, headers });
     return {
       partner: p,
       as,
@@ -73,12 +79,16 @@ describe('GET /test_helpers/integration_report', () => {
     const report = await c.report();
     expect(report.summary).toEqual({ pass: 7, fail: 0, not_seen: 0 });
     const r = byId(report);
-    expect(r.retry_reuses_key.evidence).toEqual([expect.objectContaining({ request_id: booked.headers.get('x-request-id'), detail: expect.stringContaining('same key and body') })]);
+    expect(r.retry_reuses_key.evidence).toEqual([
+      expect.objectContaining({ request_id: booked.headers.get('x-request-id'), detail: expect.stringContaining('same key and body') }),
+    ]);
     expect(r.retry_after_honoured.evidence[0].request_id).toBe(booked.headers.get('x-request-id'));
     expect(r.bookings_read_back.evidence[0].request_id).toBe(read.headers.get('x-request-id'));
     expect(r.expired_offers_requoted.evidence[0].request_id).toBe(requoted.headers.get('x-request-id'));
     expect(r.declines_handled.evidence[0].request_id).toBe(declined.headers.get('x-request-id'));
-    expect(r.no_blind_4xx_retries.evidence.map((e) => e.request_id)).toEqual(expect.arrayContaining([bad.headers.get('x-request-id'), expired.headers.get('x-request-id')]));
+    expect(r.no_blind_4xx_retries.evidence.map((e) => e.request_id)).toEqual(
+      expect.arrayContaining([bad.headers.get('x-request-id'), expired.headers.get('x-request-id')]),
+    );
     expect(report.requests_seen).toBeGreaterThanOrEqual(11);
   });
 
@@ -123,10 +133,17 @@ describe('GET /test_helpers/integration_report', () => {
     });
     expect(r.idempotency_key_on_bookings.evidence.map((e) => e.request_id)).toEqual([unkeyed.headers.get('x-request-id')]);
     expect(r.retry_reuses_key.evidence.map((e) => e.request_id)).toContain(hasty.headers.get('x-request-id'));
-    expect(r.retry_after_honoured.evidence[0]).toMatchObject({ request_id: hasty.headers.get('x-request-id'), detail: expect.stringMatching(/before its Retry-After of 2 s/) });
-    expect(r.no_blind_4xx_retries.evidence.map((e) => e.request_id)).toEqual(expect.arrayContaining([blind.headers.get('x-request-id'), again.headers.get('x-request-id')]));
+    expect(r.retry_after_honoured.evidence[0]).toMatchObject({
+      request_id: hasty.headers.get('x-request-id'),
+      detail: expect.stringMatching(/before its Retry-After of 2 s/),
+    });
+    expect(r.no_blind_4xx_retries.evidence.map((e) => e.request_id)).toEqual(
+      expect.arrayContaining([blind.headers.get('x-request-id'), again.headers.get('x-request-id')]),
+    );
     expect(r.expired_offers_requoted.evidence.map((e) => e.request_id)).toContain(again.headers.get('x-request-id'));
-    expect(r.declines_handled.evidence).toEqual([expect.objectContaining({ request_id: loop!.headers.get('x-request-id'), detail: expect.stringContaining('sent 3 times') })]);
+    expect(r.declines_handled.evidence).toEqual([
+      expect.objectContaining({ request_id: loop!.headers.get('x-request-id'), detail: expect.stringContaining('sent 3 times') }),
+    ]);
     expect(r.bookings_read_back.detail).toMatch(/never read back/);
   });
 
@@ -139,7 +156,13 @@ describe('GET /test_helpers/integration_report', () => {
     expect(byId(report).expired_offers_requoted.detail).toMatch(/test_helpers\/offers\/\{offer_id\}\/expire/);
 
     const loud = await partnerClient('Later Client');
-    await loud.as('POST', '/bookings', { quote_id: '0'.repeat(32), offer_id: '1'.repeat(32), partner_reference: 'X', passenger: { first_name: 'A', last_name: 'B' }, passengers: { adults: 1 } });
+    await loud.as('POST', '/bookings', {
+      quote_id: '0'.repeat(32),
+      offer_id: '1'.repeat(32),
+      partner_reference: 'X',
+      passenger: { first_name: 'A', last_name: 'B' },
+      passengers: { adults: 1 },
+    });
     const future = new Date(Date.now() + 3600_000).toISOString();
     const later = await loud.report(`?since=${encodeURIComponent(future)}`);
     expect(later.window.from).toBe(future);

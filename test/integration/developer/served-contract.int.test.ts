@@ -9,7 +9,11 @@ const PUBLIC_BASE_URL = 'https://transfers.example.lk';
 /** The contract's operations as "METHOD /path" (path templates as written). */
 function operationsOf(doc: { paths: Record<string, Record<string, unknown>> }): string[] {
   return Object.entries(doc.paths)
-    .flatMap(([p, ops]) => Object.keys(ops).filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m)).map((m) => `${m.toUpperCase()} ${p}`))
+    .flatMap(([p, ops]) =>
+      Object.keys(ops)
+        .filter((m) => ['get', 'post', 'put', 'patch', 'delete'].includes(m))
+        .map((m) => `${m.toUpperCase()} ${p}`),
+    )
     .sort();
 }
 
@@ -29,7 +33,11 @@ describe('The Transfers contract, served by the deployment', () => {
 
     const [row] = await operator(svc.app.url).audit({ request_id: r.headers.get('x-request-id')! });
     expect(row).toMatchObject({ surface: 'transfers', status: 200, env: null, partner_id: null, path: '/transfers/v1/openapi.json' });
-    expect(row.response_body).toEqual({ $document: 'application/json; charset=utf-8', bytes: Buffer.byteLength(r.text), sha256: createHash('sha256').update(r.text).digest('hex') });
+    expect(row.response_body).toEqual({
+      $document: 'application/json; charset=utf-8',
+      bytes: Buffer.byteLength(r.text),
+      sha256: createHash('sha256').update(r.text).digest('hex'),
+    });
   });
 
   it('when GET /openapi.yaml is asked, then it is the same document as YAML', async () => {
@@ -53,7 +61,10 @@ describe('The Transfers contract, served by the deployment', () => {
     expect(c.info.schema).toMatch(/schema\.getpostman\.com\/json\/collection\/v2\.1\.0/);
     expect(c.variable).toContainEqual(expect.objectContaining({ key: 'baseUrl', value: `${PUBLIC_BASE_URL}/transfers/v1` }));
     expect(c.auth).toEqual({ type: 'bearer', bearer: [{ key: 'token', value: '{{bearerToken}}' }] });
-    type Item = { item?: Item[]; request?: { method: string; url: { host: string[]; path: string[] }; header?: Array<{ key: string; value: string; disabled?: boolean }> } };
+    type Item = {
+      item?: Item[];
+      request?: { method: string; url: { host: string[]; path: string[] }; header?: Array<{ key: string; value: string; disabled?: boolean }> };
+    };
     const requests: NonNullable<Item['request']>[] = [];
     const walk = (items: Item[]) => items.forEach((i) => (i.item ? walk(i.item) : requests.push(i.request!)));
     walk(c.item);

@@ -27,7 +27,11 @@ describe(`Named operators with roles (${backend})`, () => {
       ids[role] = r.body.operator_id;
     }
     const stored = await svc.app.db('operators').select();
-    expect(stored.map((o) => o.tokenHash).sort()).toEqual(Object.values(tokens).map((t) => createHash('sha256').update(t).digest('hex')).sort());
+    expect(stored.map((o) => o.tokenHash).sort()).toEqual(
+      Object.values(tokens)
+        .map((t) => createHash('sha256').update(t).digest('hex'))
+        .sort(),
+    );
     expect(JSON.stringify(stored)).not.toContain(tokens.admin.slice(3));
     const list = await svc.call('GET', '/ops/v1/operators', as(tokens.viewer));
     expect(list.status).toBe(200);
@@ -45,16 +49,30 @@ describe(`Named operators with roles (${backend})`, () => {
     // Viewer: reads and metrics only.
     expect((await svc.call('GET', '/ops/v1/jobs?date=2026-11-21', as(tokens.viewer))).status).toBe(200);
     expect((await svc.call('GET', '/metrics', as(tokens.viewer))).status).toBe(200);
-    const refused = await svc.call('POST', '/ops/v1/vehicles', { ...as(tokens.viewer), body: { fleet_code: 'standard_car', plate: 'VW-1', brand: 'Toyota', model: 'Axio', colour: 'White' } });
+    const refused = await svc.call('POST', '/ops/v1/vehicles', {
+      ...as(tokens.viewer),
+      body: { fleet_code: 'standard_car', plate: 'VW-1', brand: 'Toyota', model: 'Axio', colour: 'White' },
+    });
     expect(refused.status).toBe(403);
     expect(refused.body).toEqual({
-      error: { code: 'forbidden', message: `This needs the dispatcher role; operator ${ids.viewer} is a viewer.`, details: { required_role: 'dispatcher', role: 'viewer' } },
+      error: {
+        code: 'forbidden',
+        message: `This needs the dispatcher role; operator ${ids.viewer} is a viewer.`,
+        details: { required_role: 'dispatcher', role: 'viewer' },
+      },
     });
     expect(await svc.app.db('vehicles').where({ plate: 'VW-1' })).toEqual([]);
     expect((await svc.call('GET', '/ops/v1/audit', as(tokens.viewer))).status).toBe(403);
 
     // Dispatcher: the fleet, jobs, retries and the audit log; not partners, keys or operators.
-    expect((await svc.call('POST', '/ops/v1/vehicles', { ...as(tokens.dispatcher), body: { fleet_code: 'standard_car', plate: 'DS-1', brand: 'Toyota', model: 'Axio', colour: 'White' } })).status).toBe(201);
+    expect(
+      (
+        await svc.call('POST', '/ops/v1/vehicles', {
+          ...as(tokens.dispatcher),
+          body: { fleet_code: 'standard_car', plate: 'DS-1', brand: 'Toyota', model: 'Axio', colour: 'White' },
+        })
+      ).status,
+    ).toBe(201);
     expect((await svc.call('GET', '/ops/v1/audit?limit=1', as(tokens.dispatcher))).status).toBe(200);
     expect((await svc.call('POST', '/ops/v1/partners', { ...as(tokens.dispatcher), body: { name: 'Not mine' } })).status).toBe(403);
     expect((await svc.call('POST', '/ops/v1/operators', { ...as(tokens.dispatcher), body: { name: 'Sneaky', role: 'admin' } })).status).toBe(403);
@@ -62,7 +80,14 @@ describe(`Named operators with roles (${backend})`, () => {
     // A named admin: everything.
     const partner = await svc.call('POST', '/ops/v1/partners', { ...as(tokens.admin), body: { name: 'Named Admin Partner' } });
     expect(partner.status).toBe(201);
-    expect((await svc.call('PUT', `/ops/v1/partners/${partner.body.partner_id}/rate-limit`, { ...as(tokens.admin), body: { env: 'production', requests_per_second: 5 } })).body.rate_limits).toEqual({
+    expect(
+      (
+        await svc.call('PUT', `/ops/v1/partners/${partner.body.partner_id}/rate-limit`, {
+          ...as(tokens.admin),
+          body: { env: 'production', requests_per_second: 5 },
+        })
+      ).body.rate_limits,
+    ).toEqual({
       sandbox: null,
       production: { requests_per_second: 5, burst: 10 },
     });

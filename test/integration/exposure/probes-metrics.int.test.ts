@@ -66,20 +66,37 @@ describe(`Probes, metrics and traces for the on-call engineer (${backend})`, () 
       expect([series.source, series.test(r.text)]).toEqual([series.source, true]);
     }
     // Each scrape is audited with the size and digest of the text, not the text.
-    const row = await svc.app.db('audit_log').where({ requestId: r.headers.get('x-request-id') }).first();
+    const row = await svc.app
+      .db('audit_log')
+      .where({ requestId: r.headers.get('x-request-id') })
+      .first();
     expect(row).toMatchObject({ surface: 'metrics', status: 200, operatorId: 'bootstrap' });
-    expect(row.responseBody).toEqual({ $document: expect.stringMatching(/^text\/plain/), bytes: Buffer.byteLength(r.text), sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
+    expect(row.responseBody).toEqual({
+      $document: expect.stringMatching(/^text\/plain/),
+      bytes: Buffer.byteLength(r.text),
+      sha256: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
   });
 
   it('when a caller sends a W3C traceparent, then its trace id is in the audit row and the log line; a malformed one is ignored', async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
     const r = await svc.call('GET', '/transfers/v1/ping', { headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` } });
-    const row = await svc.app.db('audit_log').where({ requestId: r.headers.get('x-request-id') }).first();
+    const row = await svc.app
+      .db('audit_log')
+      .where({ requestId: r.headers.get('x-request-id') })
+      .first();
     expect(row.traceId).toBe(traceId);
     const line = lines.map((l) => JSON.parse(l)).find((l) => l.requestId === r.headers.get('x-request-id'));
     expect(line).toMatchObject({ msg: 'request', traceId, status: 401 });
     const bad = await svc.call('GET', '/transfers/v1/ping', { headers: { traceparent: `00-${'0'.repeat(32)}-00f067aa0ba902b7-01` } });
-    expect((await svc.app.db('audit_log').where({ requestId: bad.headers.get('x-request-id') }).first()).traceId).toBeNull();
+    expect(
+      (
+        await svc.app
+          .db('audit_log')
+          .where({ requestId: bad.headers.get('x-request-id') })
+          .first()
+      ).traceId,
+    ).toBeNull();
   });
 });
 
@@ -90,7 +107,12 @@ describe(`Pause means pause (${backend})`, () => {
       const call = client(app.url);
       const ops = operator(app.url);
       const partner = await ops.partnerWithKeys('Paused Partner');
-      const quoteBody = { pickup: { iata: 'CMB' }, dropoff: { name: 'Cinnamon Grand, 77 Galle Road, Colombo 03' }, pickup_datetime: '2026-12-01T09:30:00+05:30', passengers: { adults: 2 } };
+      const quoteBody = {
+        pickup: { iata: 'CMB' },
+        dropoff: { name: 'Cinnamon Grand, 77 Galle Road, Colombo 03' },
+        pickup_datetime: '2026-12-01T09:30:00+05:30',
+        passengers: { adults: 2 },
+      };
       const q = await call('POST', '/transfers/v1/quotes', { key: partner.liveKey, body: quoteBody });
       expect(q.body.offers.length).toBeGreaterThan(1);
       const booking = (offerId: string, ref: string) => ({

@@ -5,7 +5,12 @@ import { client, type Call } from '../../support/http';
 import { operator } from '../../support/fixtures';
 
 const NOW = '2026-11-21T08:00:00Z';
-const QUOTE = { pickup: { iata: 'CMB' }, dropoff: { name: 'Cinnamon Grand, 77 Galle Road, Colombo 03' }, pickup_datetime: '2026-12-01T09:30:00+05:30', passengers: { adults: 2 } };
+const QUOTE = {
+  pickup: { iata: 'CMB' },
+  dropoff: { name: 'Cinnamon Grand, 77 Galle Road, Colombo 03' },
+  pickup_datetime: '2026-12-01T09:30:00+05:30',
+  passengers: { adults: 2 },
+};
 
 describe(`Anonymous requests are limited per client address (${backend})`, () => {
   let app: TestApp;
@@ -36,7 +41,10 @@ describe(`Anonymous requests are limited per client address (${backend})`, () =>
     expect(limited.headers.get('retry-after')).toBe('1');
     expect(limited.headers.get('ratelimit-policy')).toBe('"anonymous";q=5;w=3');
     expect(limited.headers.get('ratelimit')).toBe('"anonymous";r=0;t=1');
-    const row = await app.db('audit_log').where({ requestId: limited.headers.get('x-request-id') }).first();
+    const row = await app
+      .db('audit_log')
+      .where({ requestId: limited.headers.get('x-request-id') })
+      .first();
     expect(row).toMatchObject({ status: 429, client: '203.0.113.7' });
     expect(row.requestBody.$refused.bytes).toBe(JSON.stringify(QUOTE).length);
   });
@@ -149,7 +157,14 @@ describe(`A partner's own limit holds across instances (${backend})`, () => {
     const b = await call('POST', '/transfers/v1/bookings', {
       key: partner.testKey,
       headers: { 'Idempotency-Key': 'limited-1' },
-      body: { quote_id: q.body.quote_id, offer_id: offer.offer_id, partner_reference: 'LIM-1', passenger: { first_name: 'A', last_name: 'B' }, passengers: { adults: 2 }, flight_number: 'UL504' },
+      body: {
+        quote_id: q.body.quote_id,
+        offer_id: offer.offer_id,
+        partner_reference: 'LIM-1',
+        passenger: { first_name: 'A', last_name: 'B' },
+        passengers: { adults: 2 },
+        flight_number: 'UL504',
+      },
     });
     expect(b.status).toBe(429);
     expect(await app.db('bookings').where({ partnerId: partner.partner_id })).toHaveLength(0);

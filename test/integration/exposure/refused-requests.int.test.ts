@@ -14,7 +14,10 @@ async function databaseBytes(app: TestApp): Promise<number> {
 }
 
 /** Sends raw HTTP (a chunked body, an oversized URL) and reads the answer. */
-function raw(port: number, opts: { method: string; path: string; headers?: Record<string, string>; chunks?: Buffer[] }): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
+function raw(
+  port: number,
+  opts: { method: string; path: string; headers?: Record<string, string>; chunks?: Buffer[] },
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }> {
   return new Promise((resolve, reject) => {
     const req = http.request({ host: '127.0.0.1', port, method: opts.method, path: opts.path, headers: opts.headers, agent: false }, (res) => {
       let body = '';
@@ -41,7 +44,11 @@ describe(`Refused requests cost almost nothing (${backend})`, () => {
     const statuses: number[] = [];
     for (let batch = 0; batch < 50; batch += 1) {
       const replies = await Promise.all(
-        Array.from({ length: 20 }, () => fetch(`${svc.app.url}/transfers/v1/quotes`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body }).then(async (r) => (await r.arrayBuffer(), r.status))),
+        Array.from({ length: 20 }, () =>
+          fetch(`${svc.app.url}/transfers/v1/quotes`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body }).then(
+            async (r) => (await r.arrayBuffer(), r.status),
+          ),
+        ),
       );
       statuses.push(...replies);
     }
@@ -78,10 +85,18 @@ describe(`Refused requests cost almost nothing (${backend})`, () => {
     const { testKey } = await operator(svc.app.url).partnerWithKeys('Chunked Uploader');
     const chunks = Array.from({ length: 70 }, () => Buffer.alloc(1024, 'a'));
     const send = (headers: Record<string, string>) =>
-      raw(svc.app.port, { method: 'POST', path: '/transfers/v1/quotes', headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', ...headers }, chunks });
+      raw(svc.app.port, {
+        method: 'POST',
+        path: '/transfers/v1/quotes',
+        headers: { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked', ...headers },
+        chunks,
+      });
     const r = await send({ Authorization: `Bearer ${testKey}` });
     expect(r.status).toBe(413);
-    expect(JSON.parse(r.body)).toEqual({ env: 'sandbox', error: { code: 'payload_too_large', message: 'The request body is larger than 64 KiB.', details: { limit_bytes: 65536 } } });
+    expect(JSON.parse(r.body)).toEqual({
+      env: 'sandbox',
+      error: { code: 'payload_too_large', message: 'The request body is larger than 64 KiB.', details: { limit_bytes: 65536 } },
+    });
     expect(r.headers.connection).toBe('close');
     const row = await auditOf(r.headers['x-request-id'] as string);
     expect(row).toMatchObject({ status: 413, env: 'sandbox' });
@@ -97,7 +112,10 @@ describe(`Refused requests cost almost nothing (${backend})`, () => {
     const path = `/transfers/v1/bookings/${'A'.repeat(9000)}`;
     const r = await svc.call('GET', path);
     expect(r.status).toBe(414);
-    expect(r.body).toEqual({ env: null, error: { code: 'uri_too_long', message: "The request's path and query are longer than 8 KiB.", details: { limit_bytes: 8192 } } });
+    expect(r.body).toEqual({
+      env: null,
+      error: { code: 'uri_too_long', message: "The request's path and query are longer than 8 KiB.", details: { limit_bytes: 8192 } },
+    });
     const row = await auditOf(r.headers.get('x-request-id'));
     expect(row.status).toBe(414);
     expect(row.path).toBe(`${path.slice(0, 2048)}…[cut: ${path.length} bytes, sha256 ${createHash('sha256').update(path).digest('hex')}]`);
@@ -114,7 +132,13 @@ describe(`Refused requests cost almost nothing (${backend})`, () => {
 
   it('when a prototype name is asked for as a guide chapter or an asset, then 404, never a 500', async () => {
     // 404, or 400 where the contract's pattern refuses the name first.
-    for (const path of ['/transfers/v1/console/guide/constructor', '/transfers/v1/console/guide/toString', '/transfers/v1/console/guide/__proto__', '/transfers/v1/console/assets/constructor', '/ops/assets/hasOwnProperty']) {
+    for (const path of [
+      '/transfers/v1/console/guide/constructor',
+      '/transfers/v1/console/guide/toString',
+      '/transfers/v1/console/guide/__proto__',
+      '/transfers/v1/console/assets/constructor',
+      '/ops/assets/hasOwnProperty',
+    ]) {
       const r = await svc.call('GET', path);
       expect([path, [400, 404].includes(r.status)]).toEqual([path, true]);
     }
@@ -122,7 +146,9 @@ describe(`Refused requests cost almost nothing (${backend})`, () => {
   });
 
   it('when anything answers (JSON, a page, a probe, a refusal), then it says X-Content-Type-Options: nosniff', async () => {
-    const replies = await Promise.all(['/transfers/v1/ping', '/transfers/v1/console', '/ops/', '/healthz', '/readyz', '/nowhere'].map((p) => svc.call('GET', p)));
+    const replies = await Promise.all(
+      ['/transfers/v1/ping', '/transfers/v1/console', '/ops/', '/healthz', '/readyz', '/nowhere'].map((p) => svc.call('GET', p)),
+    );
     for (const r of replies) expect(r.headers.get('x-content-type-options')).toBe('nosniff');
   });
 });

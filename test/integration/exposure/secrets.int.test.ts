@@ -15,7 +15,9 @@ interface Planted {
 }
 
 const secrets: fc.Arbitrary<Planted> = fc.oneof(
-  fc.tuple(fc.constantFrom('test', 'live'), chars('abcdefghijklmnopqrstuvwxyz0123456789', 12), chars(BASE62, 40)).map(([env, id, s]) => ({ secret: `svc_sk_${env}_${id}_${s}`, mustNotAppear: s })),
+  fc
+    .tuple(fc.constantFrom('test', 'live'), chars('abcdefghijklmnopqrstuvwxyz0123456789', 12), chars(BASE62, 40))
+    .map(([env, id, s]) => ({ secret: `svc_sk_${env}_${id}_${s}`, mustNotAppear: s })),
   fc.uint8Array({ minLength: 32, maxLength: 32 }).map((b) => {
     const s = Buffer.from(b).toString('base64');
     return { secret: `whsec_${s}`, mustNotAppear: s };
@@ -25,10 +27,31 @@ const secrets: fc.Arbitrary<Planted> = fc.oneof(
   fc.constantFrom(OPERATOR_TOKEN, MARKETPLACE_PRIVATE_KEY, MARKETPLACE_CALLBACK_TOKEN).map((s) => ({ secret: s, mustNotAppear: s })),
 );
 
-const places = ['path', 'path-encoded', 'query-named', 'query-any', 'query-encoded', 'header-named', 'header-any', 'body-field', 'body-nested', 'body-key', 'body-text', 'body-form'] as const;
+const places = [
+  'path',
+  'path-encoded',
+  'query-named',
+  'query-any',
+  'query-encoded',
+  'header-named',
+  'header-any',
+  'body-field',
+  'body-nested',
+  'body-key',
+  'body-text',
+  'body-form',
+] as const;
 type Place = (typeof places)[number];
 
-const surfaces = ['/transfers/v1/bookings', '/transfers/v1/quotes', '/ops/v1/partners', '/marketplace/booking/update', '/transfers/v1/console/guide', '/nowhere', '/metrics'];
+const surfaces = [
+  '/transfers/v1/bookings',
+  '/transfers/v1/quotes',
+  '/ops/v1/partners',
+  '/marketplace/booking/update',
+  '/transfers/v1/console/guide',
+  '/nowhere',
+  '/metrics',
+];
 
 function request(base: string, place: Place, secret: string, name: string): { path: string; init: RequestInit } {
   const headers: Record<string, string> = { 'Content-Type': 'application/json' };
@@ -77,7 +100,20 @@ function request(base: string, place: Place, secret: string, name: string): { pa
 }
 
 /** Credential-like names partners and proxies use for headers, query parameters and fields. */
-const names = fc.constantFrom('apikey', 'api_key', 'access_token', 'token', 'key', 'secret', 'password', 'Authorization', 'X-Api-Key', 'client_secret', 'signing_secret', 'x-auth-token');
+const names = fc.constantFrom(
+  'apikey',
+  'api_key',
+  'access_token',
+  'token',
+  'key',
+  'secret',
+  'password',
+  'Authorization',
+  'X-Api-Key',
+  'client_secret',
+  'signing_secret',
+  'x-auth-token',
+);
 
 describe(`No secret reaches the audit log or a log line, wherever a client puts it (${backend})`, () => {
   let app: TestApp;

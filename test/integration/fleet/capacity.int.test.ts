@@ -16,7 +16,10 @@ describe('Capacity-aware quoting', () => {
 
   const pickup = (day: number, time = '09:30') => `2026-12-${String(day).padStart(2, '0')}T${time}:00+05:30`;
   const quote = async (key: string, pickupDatetime: string, adults = 2) => {
-    const r = await svc.call('POST', '/transfers/v1/quotes', { key, body: { pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: pickupDatetime, passengers: { adults, luggage: 2 } } });
+    const r = await svc.call('POST', '/transfers/v1/quotes', {
+      key,
+      body: { pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: pickupDatetime, passengers: { adults, luggage: 2 } },
+    });
     expect(r.status).toBe(200);
     return r.body;
   };
@@ -25,7 +28,14 @@ describe('Capacity-aware quoting', () => {
     seq += 1;
     return svc.call('POST', '/transfers/v1/bookings', {
       key,
-      body: { quote_id: q.quote_id, offer_id: q.offers.find((o: any) => o.vehicle_code === code).offer_id, partner_reference: `CAP-${seq}`, passenger: { first_name: 'A', last_name: 'B' }, passengers: { adults: 2, luggage: 2 }, flight_number: 'UL504' },
+      body: {
+        quote_id: q.quote_id,
+        offer_id: q.offers.find((o: any) => o.vehicle_code === code).offer_id,
+        partner_reference: `CAP-${seq}`,
+        passenger: { first_name: 'A', last_name: 'B' },
+        passengers: { adults: 2, luggage: 2 },
+        flight_number: 'UL504',
+      },
     });
   };
 
@@ -113,9 +123,20 @@ describe('Capacity-aware quoting', () => {
     const car = open.body.vehicles.find((v: any) => v.vehicle_id === 'standard_car');
     expect((await book(svc.partner.liveKey, await quote(svc.partner.liveKey, pickup(14)), 'standard_car')).status).toBe(201);
     const order = {
-      order_id: 'INT-CAP-1', price_mark: car.price_mark, vehicle_id: 'standard_car', price: car.price, currency: 'EUR',
-      from: { iata: 'CMB' }, to: { name: 'Kandy' }, date: '2026-12-14 09:30:00', adults: 2, children: 0, luggage: 2,
-      meeting_type: 'MG', customer: { name: 'Anna Schmidt' }, flight_number: 'UL504',
+      order_id: 'INT-CAP-1',
+      price_mark: car.price_mark,
+      vehicle_id: 'standard_car',
+      price: car.price,
+      currency: 'EUR',
+      from: { iata: 'CMB' },
+      to: { name: 'Kandy' },
+      date: '2026-12-14 09:30:00',
+      adults: 2,
+      children: 0,
+      luggage: 2,
+      meeting_type: 'MG',
+      customer: { name: 'Anna Schmidt' },
+      flight_number: 'UL504',
     };
     const r = await mp.signed('POST', '/booking/', order);
     expect(r.status).toBe(200);

@@ -37,7 +37,14 @@ describe('Dispatch', () => {
     seq += 1;
     const b = await svc.call('POST', '/transfers/v1/bookings', {
       key: svc.partner.liveKey,
-      body: { quote_id: q.body.quote_id, offer_id: offer.offer_id, partner_reference: `DSP-${seq}`, passenger: { first_name: 'Ayesha', last_name: 'Perera', phone: '+94771234567' }, passengers, flight_number: 'UL504' },
+      body: {
+        quote_id: q.body.quote_id,
+        offer_id: offer.offer_id,
+        partner_reference: `DSP-${seq}`,
+        passenger: { first_name: 'Ayesha', last_name: 'Perera', phone: '+94771234567' },
+        passengers,
+        flight_number: 'UL504',
+      },
     });
     expect(b.status).toBe(201);
     const [job] = await svc.ops.jobs({ booking_ref: b.body.booking_ref });
@@ -79,7 +86,7 @@ describe('Dispatch', () => {
       expect((await svc.ops.call('GET', `/jobs/${job.job_id}`)).body).toEqual(job);
     });
 
-    it('when a poller sends the list\'s ETag back, then an unchanged list is 304 without a body, and any change (a position) is a new 200', async () => {
+    it("when a poller sends the list's ETag back, then an unchanged list is 304 without a body, and any change (a position) is a new 200", async () => {
       const { job } = await booked({ day: 18 });
       const first = await svc.ops.call('GET', '/jobs?date=2026-12-18');
       const etag = first.headers.get('etag')!;
@@ -100,10 +107,20 @@ describe('Dispatch', () => {
     });
 
     it('when a sandbox booking is made, then no job appears among the production jobs', async () => {
-      const q = await svc.call('POST', '/transfers/v1/quotes', { key: svc.partner.testKey, body: { pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: '2026-12-20T09:30:00+05:30', passengers: { adults: 1 } } });
+      const q = await svc.call('POST', '/transfers/v1/quotes', {
+        key: svc.partner.testKey,
+        body: { pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: '2026-12-20T09:30:00+05:30', passengers: { adults: 1 } },
+      });
       const b = await svc.call('POST', '/transfers/v1/bookings', {
         key: svc.partner.testKey,
-        body: { quote_id: q.body.quote_id, offer_id: q.body.offers[0].offer_id, partner_reference: 'SANDBOX-NOJOB', passenger: { first_name: 'A', last_name: 'B' }, passengers: { adults: 1 }, flight_number: 'UL504' },
+        body: {
+          quote_id: q.body.quote_id,
+          offer_id: q.body.offers[0].offer_id,
+          partner_reference: 'SANDBOX-NOJOB',
+          passenger: { first_name: 'A', last_name: 'B' },
+          passengers: { adults: 1 },
+          flight_number: 'UL504',
+        },
       });
       expect(b.status).toBe(201);
       expect(await svc.ops.jobs({ booking_ref: b.body.booking_ref })).toEqual([]);
@@ -142,7 +159,12 @@ describe('Dispatch', () => {
       const again = await assign(job.job_id, nimal.driver_id, corolla.vehicle_id);
       expect(again.status).toBe(200);
       expect(again.body.driver.name).toBe('Nimal Silva');
-      expect((await readBooking(booking.booking_ref)).driver).toEqual({ name: 'Nimal Silva', phone: '+94 71 555 0101', vehicle: 'Toyota Corolla (Silver)', plate: corolla.plate });
+      expect((await readBooking(booking.booking_ref)).driver).toEqual({
+        name: 'Nimal Silva',
+        phone: '+94 71 555 0101',
+        vehicle: 'Toyota Corolla (Silver)',
+        plate: corolla.plate,
+      });
       // Sunil is free again for that window.
       expect((await assign(other.job.job_id, sunil.driver_id, axio.vehicle_id)).status).toBe(200);
 

@@ -55,7 +55,15 @@ describe('Driver events to the marketplace', () => {
     const vehicle = search.response.body.vehicles.find((v: any) => v.vehicle_id === 'standard_car');
     await drive('lock', { vehicle_id: vehicle.vehicle_id, price_mark: vehicle.price_mark });
     const booked = await drive('book', {
-      order: { ...SEARCH, price_mark: vehicle.price_mark, vehicle_id: 'standard_car', price: vehicle.price, currency: 'EUR', meeting_type: 'MG', customer: { name: 'Anna Schmidt', phone: '+491701234567' } },
+      order: {
+        ...SEARCH,
+        price_mark: vehicle.price_mark,
+        vehicle_id: 'standard_car',
+        price: vehicle.price,
+        currency: 'EUR',
+        meeting_type: 'MG',
+        customer: { name: 'Anna Schmidt', phone: '+491701234567' },
+      },
     });
     const orderId = booked.order.order.order_id as string;
     expect(await deliver()).toMatchObject({ delivered: 1 });
@@ -90,7 +98,9 @@ describe('Driver events to the marketplace', () => {
       vehicle: { brand_id: expect.any(Number), brand: 'Toyota', model: 'Axio', plate: car.plate, color: 'white' },
     });
     expect((await sim('GET', `/__sim/orders/${orderId}`)).body.driver).toMatchObject({ driver: { name: 'Sunil Fernando' } });
-    const audit = (await ops.audit({ surface: 'marketplace', direction: 'outbound', limit: '500' })).filter((a) => a.path === `/apiin/${USER_ID}/booking/driver/`);
+    const audit = (await ops.audit({ surface: 'marketplace', direction: 'outbound', limit: '500' })).filter(
+      (a) => a.path === `/apiin/${USER_ID}/booking/driver/`,
+    );
     expect(audit).toHaveLength(1);
     expect(audit[0]).toMatchObject({ status: 200, request_body: JSON.parse(info.body) });
     expect(audit[0].request_headers.privatekey).toBe('[REDACTED]');
@@ -207,7 +217,10 @@ describe('Driver events to the marketplace', () => {
     expect((await ops.call('POST', `/jobs/${done.job.job_id}/complete`)).body.status).toBe('completed');
     expect((await ops.call('POST', `/jobs/${missed.job.job_id}/no-show`, { body: { note: 'No one at the exit.' } })).body.status).toBe('no_show');
     const signed = marketplaceClient(app.url);
-    for (const [{ orderId, sent }, ended] of [[done, 'completed'], [missed, 'no_show']] as const) {
+    for (const [{ orderId, sent }, ended] of [
+      [done, 'completed'],
+      [missed, 'no_show'],
+    ] as const) {
       // Other bytes than the first post (a replay would get the first answer back): the order as it stands now.
       const again = await signed.signed('POST', '/booking/', { ...sent, comment: 'Posted again.' });
       expect(again.status).toBe(200);
@@ -233,21 +246,35 @@ describe('Driver events to the marketplace', () => {
     expect(taken.body.error.code).toBe('assignment_conflict');
     expect((await drive('cancel', { order_id: orderId })).response.status).toBe(200);
     expect((await ops.call('GET', `/jobs/${job.job_id}`)).body.status).toBe('cancelled');
-    expect((await ops.call('POST', `/jobs/${other.job.job_id}/assign`, { body: { driver_id: driver.driver_id, vehicle_id: car.vehicle_id } })).status).toBe(200);
+    expect((await ops.call('POST', `/jobs/${other.job.job_id}/assign`, { body: { driver_id: driver.driver_id, vehicle_id: car.vehicle_id } })).status).toBe(
+      200,
+    );
   });
 
   it('when partner bookings are dispatched, then nothing goes to the marketplace', async () => {
     await deliver();
     const partner = await ops.partnerWithKeys('Quiet Partner');
     const call = client(app.url);
-    const q = await call('POST', '/transfers/v1/quotes', { key: partner.liveKey, body: { pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: '2026-12-03T09:30:00+05:30', passengers: { adults: 2 } } });
+    const q = await call('POST', '/transfers/v1/quotes', {
+      key: partner.liveKey,
+      body: { pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: '2026-12-03T09:30:00+05:30', passengers: { adults: 2 } },
+    });
     const b = await call('POST', '/transfers/v1/bookings', {
       key: partner.liveKey,
-      body: { quote_id: q.body.quote_id, offer_id: q.body.offers.find((o: any) => o.vehicle_code === 'standard_car').offer_id, partner_reference: 'QUIET-1', passenger: { first_name: 'A', last_name: 'B' }, passengers: { adults: 2 }, flight_number: 'UL504' },
+      body: {
+        quote_id: q.body.quote_id,
+        offer_id: q.body.offers.find((o: any) => o.vehicle_code === 'standard_car').offer_id,
+        partner_reference: 'QUIET-1',
+        passenger: { first_name: 'A', last_name: 'B' },
+        passengers: { adults: 2 },
+        flight_number: 'UL504',
+      },
     });
     const [job] = await ops.jobs({ booking_ref: b.body.booking_ref });
     const before = await app.db('outbox').count<{ count: string }[]>('* as count');
-    await ops.call('POST', `/jobs/${job.job_id}/assign`, { body: { driver_id: (await ops.driver('P')).driver_id, vehicle_id: (await ops.vehicle('standard_car')).vehicle_id } });
+    await ops.call('POST', `/jobs/${job.job_id}/assign`, {
+      body: { driver_id: (await ops.driver('P')).driver_id, vehicle_id: (await ops.vehicle('standard_car')).vehicle_id },
+    });
     clock.set('2026-12-03T03:50:00Z');
     await locate(job.job_id, { lat: 7.18, lon: 79.88 });
     clock.set('2026-12-03T05:00:00Z');

@@ -5,9 +5,20 @@ describe('Fleet registry', () => {
   const svc = useTestApp();
 
   it('when a vehicle is registered, then 201 with its id, listed by class; its plate cannot be registered twice in any spelling', async () => {
-    const r = await svc.ops.call('POST', '/vehicles', { body: { fleet_code: 'standard_car', plate: 'cab-4821', brand: 'Toyota', model: 'Axio', colour: 'white' } });
+    const r = await svc.ops.call('POST', '/vehicles', {
+      body: { fleet_code: 'standard_car', plate: 'cab-4821', brand: 'Toyota', model: 'Axio', colour: 'white' },
+    });
     expect(r.status).toBe(201);
-    expect(r.body).toEqual({ vehicle_id: expect.stringMatching(/^veh_[a-z0-9]+$/), fleet_code: 'standard_car', plate: 'CAB-4821', brand: 'Toyota', model: 'Axio', colour: 'white', active: true, created_at: expect.any(String) });
+    expect(r.body).toEqual({
+      vehicle_id: expect.stringMatching(/^veh_[a-z0-9]+$/),
+      fleet_code: 'standard_car',
+      plate: 'CAB-4821',
+      brand: 'Toyota',
+      model: 'Axio',
+      colour: 'white',
+      active: true,
+      created_at: expect.any(String),
+    });
     const again = await svc.ops.call('POST', '/vehicles', { body: { fleet_code: 'suv', plate: 'CAB 4821', brand: 'Honda', model: 'Vezel', colour: 'red' } });
     expect(again.status).toBe(409);
     expect(again.body.error).toMatchObject({ code: 'already_exists', details: { plate: 'CAB 4821' } });
@@ -19,10 +30,14 @@ describe('Fleet registry', () => {
 
   it('when a vehicle is not from our brand list or its class is unknown, then 400 and nothing is stored', async () => {
     const before = (await svc.app.db('vehicles')).length;
-    const brand = await svc.ops.call('POST', '/vehicles', { body: { fleet_code: 'standard_car', plate: 'CAB-0001', brand: 'Trabant', model: '601', colour: 'blue' } });
+    const brand = await svc.ops.call('POST', '/vehicles', {
+      body: { fleet_code: 'standard_car', plate: 'CAB-0001', brand: 'Trabant', model: '601', colour: 'blue' },
+    });
     expect(brand.status).toBe(400);
     expect(JSON.stringify(brand.body.error)).toContain('brand');
-    const code = await svc.ops.call('POST', '/vehicles', { body: { fleet_code: 'tuk_tuk', plate: 'CAB-0002', brand: 'Toyota', model: 'Axio', colour: 'blue' } });
+    const code = await svc.ops.call('POST', '/vehicles', {
+      body: { fleet_code: 'tuk_tuk', plate: 'CAB-0002', brand: 'Toyota', model: 'Axio', colour: 'blue' },
+    });
     expect(code.status).toBe(400);
     expect((await svc.app.db('vehicles')).length).toBe(before);
   });
@@ -39,7 +54,14 @@ describe('Fleet registry', () => {
   it('when a driver is registered, then 201 with languages, listed by name; deactivation takes them off the active roster', async () => {
     const r = await svc.ops.call('POST', '/drivers', { body: { name: 'Sunil Fernando', phone: '+94 77 123 4567', languages: ['si', 'en', 'si'] } });
     expect(r.status).toBe(201);
-    expect(r.body).toEqual({ driver_id: expect.stringMatching(/^drv_[a-z0-9]+$/), name: 'Sunil Fernando', phone: '+94 77 123 4567', languages: ['si', 'en'], active: true, created_at: expect.any(String) });
+    expect(r.body).toEqual({
+      driver_id: expect.stringMatching(/^drv_[a-z0-9]+$/),
+      name: 'Sunil Fernando',
+      phone: '+94 77 123 4567',
+      languages: ['si', 'en'],
+      active: true,
+      created_at: expect.any(String),
+    });
     const arun = await svc.ops.driver('Arun Kumar', '+94 75 456 7890');
     expect((await svc.ops.call('GET', '/drivers')).body.data.map((d: any) => d.name)).toEqual(['Arun Kumar', 'Sunil Fernando']);
     await svc.ops.call('POST', `/drivers/${arun.driver_id}/deactivate`);
@@ -49,7 +71,11 @@ describe('Fleet registry', () => {
   });
 
   it('when the registry is called without the operator token, then 401 and nothing changes', async () => {
-    const r = await fetch(`${svc.app.url}/ops/v1/vehicles`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ fleet_code: 'suv', plate: 'NOPE-1', brand: 'Toyota', model: 'Prado', colour: 'black' }) });
+    const r = await fetch(`${svc.app.url}/ops/v1/vehicles`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ fleet_code: 'suv', plate: 'NOPE-1', brand: 'Toyota', model: 'Prado', colour: 'black' }),
+    });
     expect(r.status).toBe(401);
     expect(await svc.app.db('vehicles').where({ plate: 'NOPE-1' })).toHaveLength(0);
   });

@@ -31,9 +31,7 @@ describe('Bad input gets a clear answer and changes nothing', () => {
     });
     expect(r.status).toBe(400);
     const fields = r.body.error.details.fields.map((f: { field: string }) => f.field).sort();
-    expect(fields).toEqual(
-      ['extra', 'pickup.colour', 'dropoff.name', 'pickup_datetime', 'passengers.adults', 'passengers.luggage'].sort(),
-    );
+    expect(fields).toEqual(['extra', 'pickup.colour', 'dropoff.name', 'pickup_datetime', 'passengers.adults', 'passengers.luggage'].sort());
     expect(r.body.env).toBe('sandbox');
   });
 

@@ -19,10 +19,16 @@ describe("A newcomer's first start", () => {
     try {
       expect(first.banner).toContain('Operator token (generated');
       expect(first.demoKey).toMatch(/^svc_sk_test_[a-z0-9]{12}_[A-Za-z0-9]{40}$/);
-      const curl = first.banner.split('\n').find((l) => l.trim().startsWith('curl -s'))!.trim();
+      const curl = first.banner
+        .split('\n')
+        .find((l) => l.trim().startsWith('curl -s'))!
+        .trim();
       // The printed curl names PUBLIC_BASE_URL (localhost:0 here): aim it at the port the test server got.
       const runnable = curl.replace('http://localhost:0', first.running.url);
-      const args = runnable.match(/"[^"]*"|\S+/g)!.slice(1).map((a) => a.replace(/^"|"$/g, ''));
+      const args = runnable
+        .match(/"[^"]*"|\S+/g)!
+        .slice(1)
+        .map((a) => a.replace(/^"|"$/g, ''));
       // Asynchronously: the server answering curl lives in this very process.
       const { stdout } = await promisify(execFile)('curl', args, { encoding: 'utf8' });
       expect(JSON.parse(stdout)).toMatchObject({ env: 'sandbox', ok: true, partner: 'Demo Travel' });

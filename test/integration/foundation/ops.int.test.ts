@@ -15,7 +15,14 @@ describe('Operator API', () => {
 
   it('when a partner is created, then it is listed with its currency (USD by default) and can be paused and resumed', async () => {
     const eur = await svc.ops.partner('Euro Tours', 'EUR');
-    expect(eur).toEqual({ partner_id: expect.stringMatching(/^ptn_[a-z0-9]{16}$/), name: 'Euro Tours', currency: 'EUR', paused: false, rate_limits: { sandbox: null, production: null }, created_at: expect.any(String) });
+    expect(eur).toEqual({
+      partner_id: expect.stringMatching(/^ptn_[a-z0-9]{16}$/),
+      name: 'Euro Tours',
+      currency: 'EUR',
+      paused: false,
+      rate_limits: { sandbox: null, production: null },
+      created_at: expect.any(String),
+    });
     const usd = await svc.ops.partner('Dollar Trips');
     expect(usd.currency).toBe('USD');
     const list = await svc.ops.call('GET', '/partners');
@@ -46,9 +53,7 @@ describe('Operator API', () => {
     expect(live.key).toMatch(/^svc_sk_live_[a-z0-9]{12}_[A-Za-z0-9]{40}$/);
     const list = await svc.ops.call('GET', `/partners/${p.partner_id}/keys`);
     expect(list.body.data).toHaveLength(2);
-    expect(list.body.data.map((k: { prefix: string }) => k.prefix).sort()).toEqual(
-      [`svc_sk_live_${live.key_id}_`, `svc_sk_test_${test.key_id}_`].sort(),
-    );
+    expect(list.body.data.map((k: { prefix: string }) => k.prefix).sort()).toEqual([`svc_sk_live_${live.key_id}_`, `svc_sk_test_${test.key_id}_`].sort());
     expect(list.text).not.toContain(test.key.split('_').pop());
   });
 

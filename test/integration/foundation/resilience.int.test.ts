@@ -7,50 +7,53 @@ import { makeKnex } from '../../../src/data/knex';
 import { startServer } from '../../../src/server';
 import { describeOnPostgres } from '../../support/skip';
 
-describeOnPostgres('a TCP proxy in front of a database server is cut; the embedded database has no connection to cut')('When the database goes away and comes back', () => {
-  it('then requests get 503 with Retry-After, and the service recovers by itself', async () => {
-    const fresh = await freshDatabase();
-    const target = new URL(process.env.DATABASE_URL!);
-    const proxy = outageProxy(target.hostname, Number(target.port || 5432));
-    await proxy.open();
-    const viaProxy = new URL(process.env.DATABASE_URL!);
-    viaProxy.hostname = '127.0.0.1';
-    viaProxy.port = String(proxy.port);
-    const config = testConfig({ DATABASE_URL: viaProxy.toString(), DATABASE_SCHEMA: fresh.schema });
-    const db = makeKnex({ ...config });
-    (db.client.config as { acquireConnectionTimeout: number }).acquireConnectionTimeout = 1500;
-    const running = await startServer({ config, db });
-    try {
-      const ops = operator(running.url);
-      const p = await ops.partnerWithKeys('Outage Travel');
-      const call = client(running.url);
-      expect((await call('GET', '/transfers/v1/ping', { key: p.testKey })).status).toBe(200);
-
-      await proxy.cut();
-      const down = await call('GET', '/transfers/v1/ping', { key: p.testKey });
-      expect(down.status).toBe(503);
-      expect(down.headers.get('retry-after')).toBe('2');
-      // The key was verified by this instance before the outage: the answer names its environment.
-      expect(down.body).toEqual({ env: 'sandbox', error: { code: 'service_unavailable', message: expect.any(String), details: {} } });
-      const createDuringOutage = await ops.call('POST', '/partners', { body: { name: 'During Outage' } });
-      expect(createDuringOutage.status).toBe(503);
-
+describeOnPostgres('a TCP proxy in front of a database server is cut; the embedded database has no connection to cut')(
+  'When the database goes away and comes back',
+  () => {
+    it('then requests get 503 with Retry-After, and the service recovers by itself', async () => {
+      const fresh = await freshDatabase();
+      const target = new URL(process.env.DATABASE_URL!);
+      const proxy = outageProxy(target.hostname, Number(target.port || 5432));
       await proxy.open();
-      let up = await call('GET', '/transfers/v1/ping', { key: p.testKey });
-      for (let i = 0; i < 20 && up.status !== 200; i += 1) {
-        await new Promise((r) => setTimeout(r, 250));
-        up = await call('GET', '/transfers/v1/ping', { key: p.testKey });
+      const viaProxy = new URL(process.env.DATABASE_URL!);
+      viaProxy.hostname = '127.0.0.1';
+      viaProxy.port = String(proxy.port);
+      const config = testConfig({ DATABASE_URL: viaProxy.toString(), DATABASE_SCHEMA: fresh.schema });
+      const db = makeKnex({ ...config });
+      (db.client.config as { acquireConnectionTimeout: number }).acquireConnectionTimeout = 1500;
+      const running = await startServer({ config, db });
+      try {
+        const ops = operator(running.url);
+        const p = await ops.partnerWithKeys('Outage Travel');
+        const call = client(running.url);
+        expect((await call('GET', '/transfers/v1/ping', { key: p.testKey })).status).toBe(200);
+
+        await proxy.cut();
+        const down = await call('GET', '/transfers/v1/ping', { key: p.testKey });
+        expect(down.status).toBe(503);
+        expect(down.headers.get('retry-after')).toBe('2');
+        // The key was verified by this instance before the outage: the answer names its environment.
+        expect(down.body).toEqual({ env: 'sandbox', error: { code: 'service_unavailable', message: expect.any(String), details: {} } });
+        const createDuringOutage = await ops.call('POST', '/partners', { body: { name: 'During Outage' } });
+        expect(createDuringOutage.status).toBe(503);
+
+        await proxy.open();
+        let up = await call('GET', '/transfers/v1/ping', { key: p.testKey });
+        for (let i = 0; i < 20 && up.status !== 200; i += 1) {
+          await new Promise((r) => setTimeout(r, 250));
+          up = await call('GET', '/transfers/v1/ping', { key: p.testKey });
+        }
+        expect(up.status).toBe(200);
+        expect(await fresh.db('partners').where({ name: 'During Outage' })).toHaveLength(0);
+      } finally {
+        await running.stop();
+        await db.destroy();
+        await proxy.cut().catch(() => undefined);
+        await fresh.drop();
       }
-      expect(up.status).toBe(200);
-      expect(await fresh.db('partners').where({ name: 'During Outage' })).toHaveLength(0);
-    } finally {
-      await running.stop();
-      await db.destroy();
-      await proxy.cut().catch(() => undefined);
-      await fresh.drop();
-    }
-  });
-});
+    });
+  },
+);
 
 describe('Graceful shutdown', () => {
   let app: TestApp;
@@ -67,7 +70,10 @@ describe('Graceful shutdown', () => {
     const reply = new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = http.request(
         `${app.url}/ops/v1/partners`,
-        { method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Authorization: 'Bearer op_test_operator_token_0123456789' } },
+        {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), Authorization: 'Bearer op_test_operator_token_0123456789' },
+        },
         (res) => {
           let text = '';
           res.on('data', (c) => (text += c));

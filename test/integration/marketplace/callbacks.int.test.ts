@@ -147,8 +147,14 @@ describe('Marketplace order callbacks', () => {
     expect(await app.db('marketplace_orders').where({ orderId: o.order_id })).toHaveLength(0);
     expect(await app.db('jobs').where({ sourceRef: o.order_id })).toHaveLength(0);
     expect(await app.db('outbox').where({ orderId: o.order_id })).toHaveLength(0);
-    const audit = await app.db('audit_log').where({ requestId: r.headers.get('x-request-id')! }).orderBy('id');
-    expect(audit.map((a: any) => [a.direction, a.status])).toEqual([['outbound', 502], ['inbound', 503]]);
+    const audit = await app
+      .db('audit_log')
+      .where({ requestId: r.headers.get('x-request-id')! })
+      .orderBy('id');
+    expect(audit.map((a: any) => [a.direction, a.status])).toEqual([
+      ['outbound', 502],
+      ['inbound', 503],
+    ]);
     // The marketplace retries; now the re-fetch works.
     refetchFailure = null;
     expect((await callback({ type: 'new', order_id: o.order_id })).status).toBe(200);
@@ -158,7 +164,11 @@ describe('Marketplace order callbacks', () => {
   it('when the same callback arrives again, then nothing changes: one order, one job, one confirmation', async () => {
     const o = marketplaceOrder();
     held.set(o.order_id, o);
-    const replies = [await callback({ type: 'new', order_id: o.order_id }), await callback({ type: 'new', order_id: o.order_id }), await callback({ type: 'change', order_id: o.order_id })];
+    const replies = [
+      await callback({ type: 'new', order_id: o.order_id }),
+      await callback({ type: 'new', order_id: o.order_id }),
+      await callback({ type: 'change', order_id: o.order_id }),
+    ];
     for (const r of replies) expect(r.body).toEqual(replies[0].body);
     expect(await app.db('jobs').where({ sourceRef: o.order_id })).toHaveLength(1);
     expect(await app.db('outbox').where({ orderId: o.order_id })).toHaveLength(1);

@@ -44,10 +44,25 @@ describe('Marketplace values the service cannot hold', () => {
   const search = (date: string) => ({ from: { iata: 'CMB' }, to: { iata: 'JAF' }, date, adults: 1 });
   const order = (v: { vehicle_id: string; price_mark?: string; price: string }, date: string) => {
     seq += 1;
-    return { order_id: `LT-${700000 + seq}`, vehicle_id: v.vehicle_id, price_mark: v.price_mark, date, from: { iata: 'CMB' }, to: { iata: 'JAF' }, adults: 1, price: v.price, currency: 'EUR', customer: { name: 'Anna Schmidt' } };
+    return {
+      order_id: `LT-${700000 + seq}`,
+      vehicle_id: v.vehicle_id,
+      price_mark: v.price_mark,
+      date,
+      from: { iata: 'CMB' },
+      to: { iata: 'JAF' },
+      adults: 1,
+      price: v.price,
+      currency: 'EUR',
+      customer: { name: 'Anna Schmidt' },
+    };
   };
   const counts = async () => {
-    const [row] = (await app.db.raw('select (select count(*) from marketplace_orders)::int as orders, (select count(*) from jobs)::int as jobs, (select count(*) from price_marks)::int as marks')).rows;
+    const [row] = (
+      await app.db.raw(
+        'select (select count(*) from marketplace_orders)::int as orders, (select count(*) from jobs)::int as jobs, (select count(*) from price_marks)::int as marks',
+      )
+    ).rows;
     return row as Record<string, number>;
   };
 
@@ -94,7 +109,11 @@ describe('Marketplace values the service cannot hold', () => {
     for (const price of ['99999999999999.99', '90071992547409.92', `${'9'.repeat(30)}.00`, '1000000000.00']) {
       for (const mark of [undefined, 'pm_00000000000000000000000000000000']) {
         const r = await mp.signed('POST', '/booking/', order({ vehicle_id: 'standard_car', price_mark: mark, price }, '2026-12-05 09:30:00'));
-        expect({ price, status: r.status, body: r.body }).toEqual({ price, status: 400, body: { status: 'ERROR', error: expect.stringMatching(/^The request is invalid: price must NOT have more than 12 characters/) } });
+        expect({ price, status: r.status, body: r.body }).toEqual({
+          price,
+          status: 400,
+          body: { status: 'ERROR', error: expect.stringMatching(/^The request is invalid: price must NOT have more than 12 characters/) },
+        });
       }
     }
     expect(await counts()).toEqual(before);
@@ -103,7 +122,8 @@ describe('Marketplace values the service cannot hold', () => {
   });
 
   it('when a callback’s re-fetched order carries such a price or day, then nothing is stored and no 5xx but the retry the marketplace is asked for', async () => {
-    const callback = (order_id: string) => client(app.url)('POST', `/marketplace/callback?token=${MARKETPLACE_ENV.MARKETPLACE_CALLBACK_TOKEN}`, { body: { type: 'new', order_id } });
+    const callback = (order_id: string) =>
+      client(app.url)('POST', `/marketplace/callback?token=${MARKETPLACE_ENV.MARKETPLACE_CALLBACK_TOKEN}`, { body: { type: 'new', order_id } });
     const before = await counts();
     seq += 1;
     const pricey = sampleMarketplaceOrder(`LT-CB-${seq}`, { price: '99999999999999.99' });

@@ -61,7 +61,10 @@ describe('Marketplace replays and out-of-order changes', () => {
     });
     database = await freshDatabase(MARKETPLACE_ENV);
     // Each instance with its own pool on PostgreSQL; PGlite is one connection, which both share.
-    second = backend === 'postgres' ? { db: makeKnex(testConfig({ ...MARKETPLACE_ENV, DATABASE_SCHEMA: database.schema })), schema: database.schema, drop: async () => undefined } : database;
+    second =
+      backend === 'postgres'
+        ? { db: makeKnex(testConfig({ ...MARKETPLACE_ENV, DATABASE_SCHEMA: database.schema })), schema: database.schema, drop: async () => undefined }
+        : database;
     a = await startTestApp({ clock, env: MARKETPLACE_ENV, db: database, outboxWorker: false });
     b = await startTestApp({ clock, env: MARKETPLACE_ENV, db: second, outboxWorker: false });
     mpA = marketplaceClient(a.url);
@@ -85,7 +88,10 @@ describe('Marketplace replays and out-of-order changes', () => {
   const storedOrder = (orderId: string) => db()('marketplace_orders').where({ orderId }).first();
   const job = (orderId: string) => db()('jobs').where({ source: 'marketplace_order', sourceRef: orderId }).first();
   const outbox = (orderId: string) => db()('outbox').where({ orderId }).orderBy('id');
-  const auditOf = (r: { headers: Headers }) => db()('audit_log').where({ requestId: r.headers.get('x-request-id')!, direction: 'inbound' }).first();
+  const auditOf = (r: { headers: Headers }) =>
+    db()('audit_log')
+      .where({ requestId: r.headers.get('x-request-id')!, direction: 'inbound' })
+      .first();
 
   /** A confirmed order on a fresh price mark, booked through instance A. */
   async function confirmedOrder(over: Record<string, unknown> = {}) {
@@ -110,7 +116,12 @@ describe('Marketplace replays and out-of-order changes', () => {
   }
 
   async function deliver() {
-    const mp = new HttpMarketplaceClient({ baseUrl: MARKETPLACE_ENV.MARKETPLACE_URL, userId: MARKETPLACE_ENV.MARKETPLACE_USER_ID, privateKey: MARKETPLACE_ENV.MARKETPLACE_PRIVATE_KEY, clock });
+    const mp = new HttpMarketplaceClient({
+      baseUrl: MARKETPLACE_ENV.MARKETPLACE_URL,
+      userId: MARKETPLACE_ENV.MARKETPLACE_USER_ID,
+      privateKey: MARKETPLACE_ENV.MARKETPLACE_PRIVATE_KEY,
+      clock,
+    });
     await deliverDueOnce(a.deps, mp);
   }
 
@@ -138,7 +149,11 @@ describe('Marketplace replays and out-of-order changes', () => {
       }
 
       const after = await storedOrder(order.order_id);
-      expect(after).toMatchObject({ version: before.version, dataHash: before.dataHash, order: expect.objectContaining({ date: '2026-12-01 12:00:00', flight_number: 'EK652' }) });
+      expect(after).toMatchObject({
+        version: before.version,
+        dataHash: before.dataHash,
+        order: expect.objectContaining({ date: '2026-12-01 12:00:00', flight_number: 'EK652' }),
+      });
       expect(new Date(after.updatedAt).toISOString()).toBe(new Date(before.updatedAt).toISOString());
       const j = await job(order.order_id);
       expect(new Date(j.pickupAt).toISOString()).toBe('2026-12-01T06:30:00.000Z');
@@ -205,25 +220,28 @@ describe('Marketplace replays and out-of-order changes', () => {
       expect((await outbox(order.order_id)).map((m: any) => m.kind)).toEqual(['confirm_order', 'change_confirmation']);
     });
 
-    itOnPostgres('two connections at once: the first call waits on a row another connection holds')('when an identical call arrives while the first is still acting, then it waits for it and replays its answer (PostgreSQL)', async () => {
-      const { order } = await confirmedOrder();
-      const change = { order_id: order.order_id, luggage: 1 };
-      // Hold the order's row: the first call claims, then waits on the row; the second waits on the claim.
-      const trx = await db().transaction();
-      await trx('marketplace_orders').where({ orderId: order.order_id }).forUpdate().first();
-      const one = mpA.signed('POST', '/booking/update/', change);
-      await new Promise((r) => setTimeout(r, 300));
-      const two = mpB.signed('POST', '/booking/update/', change);
-      await new Promise((r) => setTimeout(r, 300));
-      await trx.commit();
-      const [r1, r2] = await Promise.all([one, two]);
-      expect(r1.body.order_state).toBe('change_confirmed');
-      expect(r1.headers.get('idempotent-replayed')).toBeNull();
-      expect(r2.text).toBe(r1.text);
-      expect(r2.headers.get('original-request-id')).toBe(r1.headers.get('x-request-id'));
-      expect((await storedOrder(order.order_id)).version).toBe(2);
-      expect((await outbox(order.order_id)).filter((m: any) => m.kind === 'change_confirmation')).toHaveLength(1);
-    });
+    itOnPostgres('two connections at once: the first call waits on a row another connection holds')(
+      'when an identical call arrives while the first is still acting, then it waits for it and replays its answer (PostgreSQL)',
+      async () => {
+        const { order } = await confirmedOrder();
+        const change = { order_id: order.order_id, luggage: 1 };
+        // Hold the order's row: the first call claims, then waits on the row; the second waits on the claim.
+        const trx = await db().transaction();
+        await trx('marketplace_orders').where({ orderId: order.order_id }).forUpdate().first();
+        const one = mpA.signed('POST', '/booking/update/', change);
+        await new Promise((r) => setTimeout(r, 300));
+        const two = mpB.signed('POST', '/booking/update/', change);
+        await new Promise((r) => setTimeout(r, 300));
+        await trx.commit();
+        const [r1, r2] = await Promise.all([one, two]);
+        expect(r1.body.order_state).toBe('change_confirmed');
+        expect(r1.headers.get('idempotent-replayed')).toBeNull();
+        expect(r2.text).toBe(r1.text);
+        expect(r2.headers.get('original-request-id')).toBe(r1.headers.get('x-request-id'));
+        expect((await storedOrder(order.order_id)).version).toBe(2);
+        expect((await outbox(order.order_id)).filter((m: any) => m.kind === 'change_confirmation')).toHaveLength(1);
+      },
+    );
   });
 
   describe('an older change', () => {
@@ -240,7 +258,10 @@ describe('Marketplace replays and out-of-order changes', () => {
       expect((await auditOf(stale)).responseBody).toMatchObject({ stale: true });
 
       const after = await storedOrder(order.order_id);
-      expect(after).toMatchObject({ version: before.version, order: expect.objectContaining({ date: '2026-12-01 12:00:00', flight_number: 'UL504', updated_at: '2026-11-21 13:20:00' }) });
+      expect(after).toMatchObject({
+        version: before.version,
+        order: expect.objectContaining({ date: '2026-12-01 12:00:00', flight_number: 'UL504', updated_at: '2026-11-21 13:20:00' }),
+      });
       const j = await job(order.order_id);
       expect(new Date(j.pickupAt).toISOString()).toBe('2026-12-01T06:30:00.000Z');
       expect(j.flightNumber).toBe('UL504');
@@ -268,14 +289,21 @@ describe('Marketplace replays and out-of-order changes', () => {
       expect((await callback(a, { type: 'change', order_id: o.order_id })).body.order_state).toBe('change_confirmed');
 
       // A lagging copy at the marketplace serves an older state, then one that says cancelled, older still.
-      for (const old of [{ ...o, state: 'changed', flight_number: 'EK650', updated_at: '2026-11-21 13:10:00' }, { ...o, state: 'cancelled', updated_at: '2026-11-21 13:05:00' }]) {
+      for (const old of [
+        { ...o, state: 'changed', flight_number: 'EK650', updated_at: '2026-11-21 13:10:00' },
+        { ...o, state: 'cancelled', updated_at: '2026-11-21 13:05:00' },
+      ]) {
         held.set(o.order_id, old);
         const r = await callback(b, { type: 'change', order_id: o.order_id });
         expect(r.status).toBe(200);
         expect(r.body).toMatchObject({ status: 'OK', order_id: o.order_id, order_state: 'confirmed', stale: true });
       }
       const stored = await storedOrder(o.order_id);
-      expect(stored).toMatchObject({ state: 'confirmed', version: 2, order: expect.objectContaining({ flight_number: 'QR662', updated_at: '2026-11-21 13:30:00' }) });
+      expect(stored).toMatchObject({
+        state: 'confirmed',
+        version: 2,
+        order: expect.objectContaining({ flight_number: 'QR662', updated_at: '2026-11-21 13:30:00' }),
+      });
       expect(await job(o.order_id)).toMatchObject({ status: 'confirmed', flightNumber: 'QR662' });
       expect((await outbox(o.order_id)).map((m: any) => m.kind)).toEqual(['confirm_order', 'change_confirmation']);
     });
@@ -308,7 +336,9 @@ describe('Marketplace replays and out-of-order changes', () => {
       const { order } = await confirmedOrder();
       const later = await confirmedOrder();
       // The second order's pickup moved far out: its calls are kept while it is still to come.
-      await db()('marketplace_orders').where({ orderId: later.order.order_id }).update({ pickupAt: new Date('2027-03-01T04:00:00Z') });
+      await db()('marketplace_orders')
+        .where({ orderId: later.order.order_id })
+        .update({ pickupAt: new Date('2027-03-01T04:00:00Z') });
       const seen = () => db()('marketplace_seen_calls').whereIn('orderId', [order.order_id, later.order.order_id]).orderBy('orderId');
 
       clock.set('2026-12-20T08:00:00Z'); // 29 days on, pickup (1 December) 19 days past: kept (30 days)

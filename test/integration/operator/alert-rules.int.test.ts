@@ -14,8 +14,16 @@ const RULES = 'deploy/prometheus/alerts.yml';
 const RULE_TESTS = 'deploy/prometheus/alerts.test.yml';
 const RUNBOOK = 'docs/operations.md';
 
-interface Rule { alert?: string; expr: string; for?: string; labels?: Record<string, string>; annotations?: Record<string, string> }
-interface RuleTest { alert_rule_test?: Array<{ alertname: string; exp_alerts?: unknown[] | null }> }
+interface Rule {
+  alert?: string;
+  expr: string;
+  for?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+interface RuleTest {
+  alert_rule_test?: Array<{ alertname: string; exp_alerts?: unknown[] | null }>;
+}
 
 const read = (file: string) => fs.readFileSync(path.join(ROOT, file), 'utf8');
 const alerts = (yaml.load(read(RULES)) as { groups: Array<{ rules: Rule[] }> }).groups.flatMap((g) => g.rules).filter((r) => r.alert);

@@ -65,7 +65,10 @@ describe('The operator surface on its own address (OPS_LISTEN)', () => {
     // On its own address the page names its files from the root (PUBLIC_BASE_URL's path is the main port's).
     expect(page.text).toContain('src="/ops/assets/ops.js"');
     const partnerApi = await ops('GET', '/transfers/v1/ping');
-    expect(partnerApi).toMatchObject({ status: 404, body: { error: { code: 'not_found', message: expect.stringContaining('This address serves the operator API (/ops/v1) and its console (/ops/)') } } });
+    expect(partnerApi).toMatchObject({
+      status: 404,
+      body: { error: { code: 'not_found', message: expect.stringContaining('This address serves the operator API (/ops/v1) and its console (/ops/)') } },
+    });
     expect((await ops('POST', '/marketplace/booking/', { body: {} })).status).toBe(404);
 
     // Every one of those requests has its audit row, on whichever listener it arrived.

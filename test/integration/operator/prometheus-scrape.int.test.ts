@@ -21,8 +21,12 @@ const WAIT_MS = 30_000;
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const rules = () => (yaml.load(fs.readFileSync(RULES, 'utf8')) as { groups: Array<{ rules: Array<{ alert?: string; expr: string }> }> }).groups.flatMap((g) => g.rules);
-const alertNames = () => rules().flatMap((r) => (r.alert ? [r.alert] : [])).sort();
+const rules = () =>
+  (yaml.load(fs.readFileSync(RULES, 'utf8')) as { groups: Array<{ rules: Array<{ alert?: string; expr: string }> }> }).groups.flatMap((g) => g.rules);
+const alertNames = () =>
+  rules()
+    .flatMap((r) => (r.alert ? [r.alert] : []))
+    .sort();
 
 /** The metric names the alert expressions read (label names, functions and keywords left out). */
 function metricsReadByRules(): string[] {
@@ -87,9 +91,7 @@ describe(`Prometheus scraping the service (${backend})`, () => {
     const config = {
       global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' },
       rule_files: [RULES],
-      scrape_configs: [
-        { job_name: JOB, metrics_path: '/metrics', authorization: { credentials: OPERATOR_TOKEN }, static_configs: [{ targets: [target] }] },
-      ],
+      scrape_configs: [{ job_name: JOB, metrics_path: '/metrics', authorization: { credentials: OPERATOR_TOKEN }, static_configs: [{ targets: [target] }] }],
     };
     fs.writeFileSync(path.join(dir, 'prometheus.yml'), yaml.dump(config));
     prometheus = spawn(
@@ -108,7 +110,8 @@ describe(`Prometheus scraping the service (${backend})`, () => {
       prometheus!.once('error', resolve);
       prometheus!.once('spawn', () => resolve(null));
     });
-    if (spawned) throw new Error(`prometheus could not start (${spawned.message}): install it with apt-get install prometheus (.ci/run does when it is missing)`);
+    if (spawned)
+      throw new Error(`prometheus could not start (${spawned.message}): install it with apt-get install prometheus (.ci/run does when it is missing)`);
     await eventually('prometheus ready', async () => ((await fetch(`${promUrl}/-/ready`)).ok ? true : undefined));
   }, 60_000);
 
@@ -145,7 +148,9 @@ describe(`Prometheus scraping the service (${backend})`, () => {
 
     const query = encodeURIComponent(`http_requests_total{job="${JOB}",surface="ops",status="200"}`);
     const result = await eventually('the ops pings in http_requests_total', async () => {
-      const data = await api<{ resultType: string; result: Array<{ metric: Record<string, string>; value: [number, string] }> }>(`/api/v1/query?query=${query}`);
+      const data = await api<{ resultType: string; result: Array<{ metric: Record<string, string>; value: [number, string] }> }>(
+        `/api/v1/query?query=${query}`,
+      );
       const ping = data.result.find((s) => s.metric.operation === 'getOpsPing' && Number(s.value[1]) >= 2);
       return ping ? data : undefined;
     });
@@ -167,7 +172,9 @@ describe(`Prometheus scraping the service (${backend})`, () => {
     // Every rule of alerts.yml loaded and evaluated against these series without an error (no many-to-many
     // matches, no type errors), and none fires against a healthy service.
     const evaluated = await eventually('every alert rule evaluated', async () => {
-      const data = await api<{ groups: Array<{ rules: Array<{ name: string; health: string; lastError?: string; state: string }> }> }>('/api/v1/rules?type=alert');
+      const data = await api<{ groups: Array<{ rules: Array<{ name: string; health: string; lastError?: string; state: string }> }> }>(
+        '/api/v1/rules?type=alert',
+      );
       const all = data.groups.flatMap((g) => g.rules);
       return all.length > 0 && all.every((r) => r.health !== 'unknown') ? all : undefined;
     });

@@ -19,7 +19,6 @@ describe('Wrong operator tokens', () => {
   const failures = () => svc.app.db('operator_auth_failures').select('client', 'failures', 'refused_until as refusedUntil');
   const since = () => svc.app.db('audit_log').where('surface', 'ops').andWhere('path', '/ops/v1/ping').orderBy('id');
 
-
   it('when a few wrong tokens come, then each is the plain 401 (byte for byte the missing-token answer); a right token is served and forgets nothing', async () => {
     const missing = await call()('GET', '/ops/v1/ping');
     expect(missing.status).toBe(401);
@@ -80,7 +79,9 @@ describe('Wrong operator tokens', () => {
   it('when the count is kept in the database, then a second instance on the same database refuses the address’s wrong tokens too, and serves its right one', async () => {
     const other = await startTestApp({ clock, db: { db: svc.app.db, schema: svc.app.schema, drop: async () => {} } });
     try {
-      const burst = await Promise.all(Array.from({ length: OPERATOR_AUTH_RULES.refuseFrom }, (_, i) => client(i % 2 ? other.url : svc.app.url)('GET', '/ops/v1/ping', { headers: wrong(i) })));
+      const burst = await Promise.all(
+        Array.from({ length: OPERATOR_AUTH_RULES.refuseFrom }, (_, i) => client(i % 2 ? other.url : svc.app.url)('GET', '/ops/v1/ping', { headers: wrong(i) })),
+      );
       expect(burst.every((r) => r.status === 401)).toBe(true);
       const wrongOnOther = await client(other.url)('GET', '/ops/v1/ping', { headers: wrong(42) });
       expect(wrongOnOther.status).toBe(401);

@@ -44,7 +44,10 @@ function client(timeoutMs?: number) {
 }
 
 async function failure(p: Promise<unknown>): Promise<MarketplaceError> {
-  const e = await p.then(() => undefined, (err: unknown) => err);
+  const e = await p.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   expect(e).toBeInstanceOf(MarketplaceError);
   return e as MarketplaceError;
 }
@@ -75,7 +78,16 @@ describe('HttpMarketplaceClient', () => {
   it.each([
     ['confirmOrder', '/booking/confirm/', () => c.confirmOrder({ order_id: 'INT-1', supplier_order_id: 'MO-1' })],
     ['declineOrder', '/booking/decline/', () => c.declineOrder({ order_id: 'INT-2', reason: 'no_vehicle', comment: 'none left' })],
-    ['sendDriverInfo', '/booking/driver/', () => c.sendDriverInfo({ order_id: 'INT-3', driver: { name: 'Sunil', phone: '+94771234567' }, vehicle: { brand: 'Toyota', model: 'Corolla', plate: 'CAB-1234' } })],
+    [
+      'sendDriverInfo',
+      '/booking/driver/',
+      () =>
+        c.sendDriverInfo({
+          order_id: 'INT-3',
+          driver: { name: 'Sunil', phone: '+94771234567' },
+          vehicle: { brand: 'Toyota', model: 'Corolla', plate: 'CAB-1234' },
+        }),
+    ],
     ['sendDriverLocation', '/booking/location/', () => c.sendDriverLocation({ order_id: 'INT-4', lat: 7.18, lon: 79.88, at: '2026-12-01 09:12:00' })],
     ['confirmChange', '/booking/change/confirm/', () => c.confirmChange({ order_id: 'INT-5', accepted: false, comment: 'no later slot' })],
     ['reportNoShow', '/booking/noshow/', () => c.reportNoShow({ order_id: 'INT-6', evidence: { comment: 'waited 70 minutes' } })],
@@ -134,7 +146,13 @@ describe('HttpMarketplaceClient', () => {
           const giveUp = setTimeout(() => resolve('never aborted'), 10_000);
           request.signal.addEventListener('abort', () => (clearTimeout(giveUp), resolve('aborted')), { once: true });
         });
-        hits.push({ method: request.method, url: request.url, text: await request.text(), signature: request.headers.get('PrivateKey'), contentType: request.headers.get('Content-Type') });
+        hits.push({
+          method: request.method,
+          url: request.url,
+          text: await request.text(),
+          signature: request.headers.get('PrivateKey'),
+          contentType: request.headers.get('Content-Type'),
+        });
         await hung;
         return HttpResponse.json({ status: 'OK' });
       }),

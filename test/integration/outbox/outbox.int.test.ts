@@ -42,7 +42,13 @@ function marketplace(answer?: (hit: Hit, n: number) => Response | Promise<Respon
       hits.push(hit);
       if (answer) return answer(hit, hits.length);
       return hit.path === '/brandlist/'
-        ? HttpResponse.json({ status: 'OK', brands: [{ id: 1, name: 'Toyota' }, { id: 2, name: 'Kia' }] })
+        ? HttpResponse.json({
+            status: 'OK',
+            brands: [
+              { id: 1, name: 'Toyota' },
+              { id: 2, name: 'Kia' },
+            ],
+          })
         : HttpResponse.json({ status: 'OK' });
     }),
   );
@@ -98,7 +104,15 @@ describe('Marketplace outbox', () => {
   it('when one message of each kind is delivered, then each reaches its path with its JSON body and a PrivateKey that verifies', async () => {
     const messages: Array<[OutboundMessage, string, string]> = [
       [confirm('INT-700123'), 'POST', '/booking/confirm/'],
-      [{ kind: 'decline_order', orderId: 'INT-700124', payload: { order_id: 'INT-700124', reason: 'price_mark_expired', comment: 'The locked quote expired.' } }, 'POST', '/booking/decline/'],
+      [
+        {
+          kind: 'decline_order',
+          orderId: 'INT-700124',
+          payload: { order_id: 'INT-700124', reason: 'price_mark_expired', comment: 'The locked quote expired.' },
+        },
+        'POST',
+        '/booking/decline/',
+      ],
       [
         {
           kind: 'driver_info',
@@ -112,13 +126,20 @@ describe('Marketplace outbox', () => {
         'POST',
         '/booking/driver/',
       ],
-      [{ kind: 'driver_location', orderId: 'INT-700123', payload: { order_id: 'INT-700123', lat: 7.1801, lon: 79.8843, at: '2026-12-01 09:12:00' } }, 'POST', '/booking/location/'],
+      [
+        { kind: 'driver_location', orderId: 'INT-700123', payload: { order_id: 'INT-700123', lat: 7.1801, lon: 79.8843, at: '2026-12-01 09:12:00' } },
+        'POST',
+        '/booking/location/',
+      ],
       [{ kind: 'change_confirmation', orderId: 'INT-700123', payload: { order_id: 'INT-700123', accepted: true } }, 'POST', '/booking/change/confirm/'],
       [
         {
           kind: 'no_show',
           orderId: 'INT-700123',
-          payload: { order_id: 'INT-700123', evidence: { gps_track: [{ lat: 7.1801, lon: 79.8843, at: '2026-12-01 09:30:00' }], comment: 'Waited 70 minutes.' } },
+          payload: {
+            order_id: 'INT-700123',
+            evidence: { gps_track: [{ lat: 7.1801, lon: 79.8843, at: '2026-12-01 09:30:00' }], comment: 'Waited 70 minutes.' },
+          },
         },
         'POST',
         '/booking/noshow/',
@@ -138,7 +159,8 @@ describe('Marketplace outbox', () => {
       if (method === 'GET') expect(hit!.text).toBe('');
       else expect(hit!.body).toEqual(msg.payload);
     }
-    for (const id of ids) expect(await row(id)).toMatchObject({ status: 'delivered', attempts: 1, lastStatus: 200, lastError: null, lockedUntil: null, deliveredAt: clock.now() });
+    for (const id of ids)
+      expect(await row(id)).toMatchObject({ status: 'delivered', attempts: 1, lastStatus: 200, lastError: null, lockedUntil: null, deliveredAt: clock.now() });
     expect(await app.db('marketplaceBrands').orderBy('id').select('id', 'name')).toEqual([
       { id: 1, name: 'Toyota' },
       { id: 2, name: 'Kia' },
@@ -237,7 +259,12 @@ describe('Marketplace outbox', () => {
     clock.advance(24 * 60 * 60_000);
     expect(await deliver()).toEqual({ delivered: 0, retried: 0, failed: 0 });
     expect(hits).toHaveLength(1);
-    expect(await row(id)).toMatchObject({ status: 'failed', attempts: 1, lastStatus: 400, lastError: expect.stringContaining('supplier_order_id is required') });
+    expect(await row(id)).toMatchObject({
+      status: 'failed',
+      attempts: 1,
+      lastStatus: 400,
+      lastError: expect.stringContaining('supplier_order_id is required'),
+    });
   });
 
   it('when the transaction that enqueues a message rolls back, then neither the state change nor the message exist', async () => {

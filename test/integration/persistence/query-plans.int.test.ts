@@ -25,9 +25,20 @@ describe('Query plans on a grown database', () => {
     app = await startTestApp({
       clock: systemClock,
       outboxWorker: false,
-      env: { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', MARKETPLACE_URL: sim.url, MARKETPLACE_USER_ID: MP.userId, MARKETPLACE_PRIVATE_KEY: MP.privateKey, MARKETPLACE_CALLBACK_TOKEN: MP.token, MARKETPLACE_IN_URL: MP.inUrl },
+      env: {
+        WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true',
+        MARKETPLACE_URL: sim.url,
+        MARKETPLACE_USER_ID: MP.userId,
+        MARKETPLACE_PRIVATE_KEY: MP.privateKey,
+        MARKETPLACE_CALLBACK_TOKEN: MP.token,
+        MARKETPLACE_IN_URL: MP.inUrl,
+      },
     });
-    const p = await fetch(`${app.url}/ops/v1/partners`, { method: 'POST', headers: { Authorization: `Bearer ${OPERATOR_TOKEN}`, 'Content-Type': 'application/json' }, body: '{"name":"Grown Travel"}' });
+    const p = await fetch(`${app.url}/ops/v1/partners`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${OPERATOR_TOKEN}`, 'Content-Type': 'application/json' },
+      body: '{"name":"Grown Travel"}',
+    });
     await seedGrowth(app.db, ((await p.json()) as { partner_id: string }).partner_id, SIZE);
   }, 300_000);
   afterAll(async () => {
@@ -51,7 +62,9 @@ describe('Query plans on a grown database', () => {
     });
     const statements = recording.stop();
     const { explained, violations } = await sequentialScans(app.deps.db, statements, 1000);
-    console.log(`query plans: ${explained} distinct statements explained on ${SIZE.audit.toLocaleString('en-US')} audit rows, ${SIZE.quotes.toLocaleString('en-US')} quotes, ${SIZE.bookings.toLocaleString('en-US')} bookings; ${violations.length} sequential scans of large tables`);
+    console.log(
+      `query plans: ${explained} distinct statements explained on ${SIZE.audit.toLocaleString('en-US')} audit rows, ${SIZE.quotes.toLocaleString('en-US')} quotes, ${SIZE.bookings.toLocaleString('en-US')} bookings; ${violations.length} sequential scans of large tables`,
+    );
     expect(explained).toBeGreaterThan(40);
     expect(violations).toEqual([]);
   });

@@ -23,7 +23,12 @@ describe('Round trips to the database per request', () => {
     return { result, statements: [...statements] };
   }
 
-  const quoteBody = { pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: '2026-12-01T09:30:00+05:30', passengers: { adults: 2, luggage: 2 } };
+  const quoteBody = {
+    pickup: { iata: 'CMB' },
+    dropoff: { name: 'Kandy' },
+    pickup_datetime: '2026-12-01T09:30:00+05:30',
+    passengers: { adults: 2, luggage: 2 },
+  };
 
   it('when a known key pings, quotes, books the offer it was quoted, replays and reads, then 1, 1, 1, 1 and 2 statements', async () => {
     await svc.call('GET', '/transfers/v1/ping', { key: svc.partner.liveKey }); // the instance meets the key
@@ -37,7 +42,14 @@ describe('Round trips to the database per request', () => {
     expect(quote.statements).toHaveLength(1);
 
     const offer = quote.result.body.offers[0];
-    const body = { quote_id: quote.result.body.quote_id, offer_id: offer.offer_id, partner_reference: 'RT-1', passenger: { first_name: 'A', last_name: 'B' }, passengers: { adults: 2, luggage: 2 }, flight_number: 'UL504' };
+    const body = {
+      quote_id: quote.result.body.quote_id,
+      offer_id: offer.offer_id,
+      partner_reference: 'RT-1',
+      passenger: { first_name: 'A', last_name: 'B' },
+      passengers: { adults: 2, luggage: 2 },
+      flight_number: 'UL504',
+    };
     const booking = await counted(() => svc.call('POST', '/transfers/v1/bookings', { key: svc.partner.liveKey, body, headers: { 'Idempotency-Key': 'rt-1' } }));
     expect(booking.result.status).toBe(201);
     expect(booking.statements).toHaveLength(1);
@@ -66,15 +78,32 @@ describe('Round trips to the database per request', () => {
   });
 
   it('when the offer was quoted by another instance, then the booking reads its facts first: 2 statements, and its replay 2', async () => {
-    const other = await startTestApp({ db: { db: svc.app.db, schema: svc.app.schema, drop: async () => undefined }, env: MARKETPLACE_ENV, outboxWorker: false });
+    const other = await startTestApp({
+      db: { db: svc.app.db, schema: svc.app.schema, drop: async () => undefined },
+      env: MARKETPLACE_ENV,
+      outboxWorker: false,
+    });
     try {
       const quote = await client(other.url)('POST', '/transfers/v1/quotes', { key: svc.partner.liveKey, body: quoteBody });
       const offer = quote.body.offers[0];
-      const body = { quote_id: quote.body.quote_id, offer_id: offer.offer_id, partner_reference: 'RT-2', passenger: { first_name: 'A', last_name: 'B' }, passengers: { adults: 2, luggage: 2 }, flight_number: 'UL504' };
-      const booking = await counted(() => svc.call('POST', '/transfers/v1/bookings', { key: svc.partner.liveKey, body, headers: { 'Idempotency-Key': 'rt-2' } }));
+      const body = {
+        quote_id: quote.body.quote_id,
+        offer_id: offer.offer_id,
+        partner_reference: 'RT-2',
+        passenger: { first_name: 'A', last_name: 'B' },
+        passengers: { adults: 2, luggage: 2 },
+        flight_number: 'UL504',
+      };
+      const booking = await counted(() =>
+        svc.call('POST', '/transfers/v1/bookings', { key: svc.partner.liveKey, body, headers: { 'Idempotency-Key': 'rt-2' } }),
+      );
       expect(booking.result.status).toBe(201);
       expect(booking.statements).toHaveLength(2);
-      const replayElsewhere = await client(other.url)('POST', '/transfers/v1/bookings', { key: svc.partner.liveKey, body, headers: { 'Idempotency-Key': 'rt-2' } });
+      const replayElsewhere = await client(other.url)('POST', '/transfers/v1/bookings', {
+        key: svc.partner.liveKey,
+        body,
+        headers: { 'Idempotency-Key': 'rt-2' },
+      });
       expect(replayElsewhere.status).toBe(200);
       expect(replayElsewhere.text).toBe(booking.result.text);
     } finally {
@@ -85,7 +114,9 @@ describe('Round trips to the database per request', () => {
   it('when the marketplace searches, then one statement stores its price marks and its audit row', async () => {
     // The instance's knowledge that no vehicle is registered is kept 5 s: the other instance may have outlived it.
     await svc.call('POST', '/transfers/v1/quotes', { key: svc.partner.liveKey, body: quoteBody });
-    const search = await counted(() => marketplaceClient(svc.app.url).signed('POST', '/search/', { from: { iata: 'CMB' }, to: { name: 'Kandy' }, date: '2026-12-01 09:30:00', adults: 2 }));
+    const search = await counted(() =>
+      marketplaceClient(svc.app.url).signed('POST', '/search/', { from: { iata: 'CMB' }, to: { name: 'Kandy' }, date: '2026-12-01 09:30:00', adults: 2 }),
+    );
     expect(search.result.body.vehicles.length).toBeGreaterThan(0);
     expect(search.statements).toHaveLength(1);
   });
@@ -98,7 +129,10 @@ describe('Round trips to the database per request', () => {
   });
 
   it('when production has a registered fleet, then a quote reads its availability first: 2 statements', async () => {
-    const vehicle = await svc.call('POST', '/ops/v1/vehicles', { headers: OPS_HEADERS, body: { fleet_code: 'standard_car', plate: 'CAR-0001', brand: 'Toyota', model: 'Axio', colour: 'White' } });
+    const vehicle = await svc.call('POST', '/ops/v1/vehicles', {
+      headers: OPS_HEADERS,
+      body: { fleet_code: 'standard_car', plate: 'CAR-0001', brand: 'Toyota', model: 'Axio', colour: 'White' },
+    });
     expect(vehicle.status).toBe(201);
     await svc.call('POST', '/transfers/v1/quotes', { key: svc.partner.liveKey, body: quoteBody }); // the instance learns a fleet is registered
     const quote = await counted(() => svc.call('POST', '/transfers/v1/quotes', { key: svc.partner.liveKey, body: quoteBody }));

@@ -36,7 +36,17 @@ const refused: Array<[string, string]> = [
 ];
 
 /** At the edges of what we hold: accepted by the format (the quote is then declined or refused on its merits). */
-const held = ['0001-01-01T00:00:00Z', '0001-01-01T05:29:59+05:29', '9999-12-31T23:59:59.999999Z', '9999-12-31T18:29:59-05:30', '2026-12-01T09:30:00.123456+15:59', '2026-12-01t09:30:00z', '2026-12-01 09:30:00-00:00', '2026-12-01T09:30:00+0530', '2026-12-01T09:30:00.123456789Z'];
+const held = [
+  '0001-01-01T00:00:00Z',
+  '0001-01-01T05:29:59+05:29',
+  '9999-12-31T23:59:59.999999Z',
+  '9999-12-31T18:29:59-05:30',
+  '2026-12-01T09:30:00.123456+15:59',
+  '2026-12-01t09:30:00z',
+  '2026-12-01 09:30:00-00:00',
+  '2026-12-01T09:30:00+0530',
+  '2026-12-01T09:30:00.123456789Z',
+];
 
 describe('Date-times the database cannot hold', () => {
   const svc = useTestApp({ clock: new ManualClock(NOW), partner: 'Date Limits Travel' });
@@ -79,7 +89,12 @@ describe('Date-times the database cannot hold', () => {
     for (const [value, message] of refused) {
       for (const name of ['from', 'to']) {
         const r = await svc.ops.call('GET', `/audit?${name}=${encodeURIComponent(value)}`);
-        expect({ value, name, status: r.status, fields: r.body.error?.details?.fields }).toEqual({ value, name, status: 400, fields: [{ field: name, message }] });
+        expect({ value, name, status: r.status, fields: r.body.error?.details?.fields }).toEqual({
+          value,
+          name,
+          status: 400,
+          fields: [{ field: name, message }],
+        });
       }
     }
     for (const value of held) expect((await svc.ops.call('GET', `/audit?from=${encodeURIComponent(value)}&limit=1`)).status).toBe(200);
@@ -91,7 +106,9 @@ describe('Date-times the database cannot hold', () => {
       expect({ value, status: r.status, fields: r.body.error?.details?.fields }).toEqual({ value, status: 400, fields: [{ field: 'since', message }] });
     }
     // At the far end the window is empty, and its `from` is a date-time the response contract accepts.
-    const far = await svc.call('GET', `/transfers/v1/test_helpers/integration_report?since=${encodeURIComponent('9999-12-31T18:29:59-05:30')}`, { key: svc.partner.testKey });
+    const far = await svc.call('GET', `/transfers/v1/test_helpers/integration_report?since=${encodeURIComponent('9999-12-31T18:29:59-05:30')}`, {
+      key: svc.partner.testKey,
+    });
     expect(far.status).toBe(200);
     expect(far.body.window.from).toBe('9999-12-31T23:59:59.000Z');
   });
@@ -100,7 +117,11 @@ describe('Date-times the database cannot hold', () => {
     // The Sri Lankan day 0001-01-01 begins at 0000-12-31T18:30:00Z.
     for (const day of ['0000-01-01', '0001-01-01', '9999-12-31']) {
       const r = await svc.ops.call('GET', `/jobs?date=${day}`);
-      expect({ day, status: r.status, fields: r.body.error?.details?.fields }).toEqual({ day, status: 400, fields: [{ field: 'date', message: 'must be a day from 0001-01-02 to 9999-12-30' }] });
+      expect({ day, status: r.status, fields: r.body.error?.details?.fields }).toEqual({
+        day,
+        status: 400,
+        fields: [{ field: 'date', message: 'must be a day from 0001-01-02 to 9999-12-30' }],
+      });
     }
     const impossible = await svc.ops.call('GET', '/jobs?date=2026-02-29');
     expect(impossible.body.error.details.fields).toEqual([{ field: 'date', message: 'must be an RFC 3339 date, YYYY-MM-DD (e.g. 2026-12-01)' }]);

@@ -32,7 +32,16 @@ describe('Quoting over the API', () => {
       declined: null,
     });
     const offers = r.body.offers as Array<Record<string, any>>;
-    expect(offers.map((o) => o.vehicle_code).sort()).toEqual(['large_van', 'premium_car', 'premium_van', 'small_car', 'standard_bus', 'standard_car', 'standard_van', 'suv']);
+    expect(offers.map((o) => o.vehicle_code).sort()).toEqual([
+      'large_van',
+      'premium_car',
+      'premium_van',
+      'small_car',
+      'standard_bus',
+      'standard_car',
+      'standard_van',
+      'suv',
+    ]);
     expect(offers[0].vehicle_code).toBe('small_car');
     const prices = offers.map((o) => o.price);
     expect([...prices].sort((a, b) => a - b)).toEqual(prices);
@@ -58,7 +67,9 @@ describe('Quoting over the API', () => {
     const crowd = await quote(journey({ passengers: { adults: 21, luggage: 0 } }));
     expect(crowd.body).toMatchObject({ offers: [], declined: { reason: 'no_vehicle' } });
     // One reason, and what to change.
-    expect(crowd.body.declined.message).toBe('No vehicle of ours carries 21 adults and 0 bags (the largest takes 20 passengers and 20 bags); split the party into several bookings.');
+    expect(crowd.body.declined.message).toBe(
+      'No vehicle of ours carries 21 adults and 0 bags (the largest takes 20 passengers and 20 bags); split the party into several bookings.',
+    );
   });
 
   it('when a journey is longer, then every vehicle costs more', async () => {
@@ -69,7 +80,9 @@ describe('Quoting over the API', () => {
   });
 
   it('when places are given by airport name, hotel address or lat/lon, then they resolve', async () => {
-    const byName = await quote(journey({ pickup: { name: 'Bandaranaike International Airport' }, dropoff: { name: 'Cinnamon Grand, 77 Galle Road, Colombo 03' } }));
+    const byName = await quote(
+      journey({ pickup: { name: 'Bandaranaike International Airport' }, dropoff: { name: 'Cinnamon Grand, 77 Galle Road, Colombo 03' } }),
+    );
     expect(byName.body.journey_type).toBe('arrival');
     expect(byName.body.pickup.iata).toBe('CMB');
     expect(byName.body.dropoff.name).toBe('Colombo');
@@ -201,7 +214,9 @@ describe('Quoting over the API', () => {
       { field: 'pickup_datetime', message: 'is missing its UTC offset: add +05:30 for Sri Lankan time, or Z for UTC (e.g. 2026-12-01T09:30:00+05:30)' },
     ]);
     expect(noOffset.body.error.message).toMatch(/^The request is invalid: pickup_datetime is missing its UTC offset/);
-    expect((await quote(journey({ pickup_datetime: 'tomorrow' }))).body.error.details.fields[0].message).toBe('must be an RFC 3339 date-time with a UTC offset (e.g. 2026-12-01T09:30:00+05:30)');
+    expect((await quote(journey({ pickup_datetime: 'tomorrow' }))).body.error.details.fields[0].message).toBe(
+      'must be an RFC 3339 date-time with a UTC offset (e.g. 2026-12-01T09:30:00+05:30)',
+    );
     expect(Number((await svc.app.db('quotes').count({ n: '*' }).first())!.n)).toBe(before);
   });
 

@@ -118,7 +118,7 @@ describe('Partner certification against the service', () => {
     expect(html).toContain('<tr class="pass" id="req-decline.partner_paused">');
   });
 
-  it('when a paused account\'s key is also given (through the CLI), then partner_paused passes too and it exits 0', async () => {
+  it("when a paused account's key is also given (through the CLI), then partner_paused passes too and it exits 0", async () => {
     const paused = await ops.partnerWithKeys('Paused Agency');
     const pause = await ops.call('POST', `/partners/${paused.partner_id}/pause`);
     expect(pause.status).toBe(200);
@@ -132,7 +132,10 @@ describe('Partner certification against the service', () => {
     expect(code).toBe(0);
     const report = JSON.parse(fs.readFileSync(path.join(out, 'certification-report.json'), 'utf8')) as Report;
     expect(report.summary).toEqual({ total: 28, passed: 28, failed: 0, skipped: 0 });
-    expect(report.requirements.find((r) => r.id === 'decline.partner_paused')).toMatchObject({ status: 'pass', evidence: [expect.objectContaining({ status: 200 })] });
+    expect(report.requirements.find((r) => r.id === 'decline.partner_paused')).toMatchObject({
+      status: 'pass',
+      evidence: [expect.objectContaining({ status: 200 })],
+    });
     expect(log.join('\n')).toMatch(/PASS\s+decline\.partner_paused/);
     expect(log.join('\n')).toMatch(/28 requirements: 28 passed, 0 failed, 0 skipped/);
     expect(fs.existsSync(path.join(out, 'certification-report.html'))).toBe(true);
@@ -163,7 +166,10 @@ describe('Partner certification against the service', () => {
         const body = (await res.json()) as Record<string, unknown>;
         return new Response(JSON.stringify({ ...body, secret: other }), { status: res.status, headers: res.headers });
       };
-      const r = await webhooksFlow(createPartnerClient({ baseUrl: app.url, apiKey: partner.testKey, fetch: tampering }), context({ retryPolicy: { maxAttempts: 1 } }));
+      const r = await webhooksFlow(
+        createPartnerClient({ baseUrl: app.url, apiKey: partner.testKey, fetch: tampering }),
+        context({ retryPolicy: { maxAttempts: 1 } }),
+      );
       const signed = r.requirements.find((x) => x.id === 'webhooks.signed')!;
       expect(signed).toMatchObject({ status: 'fail', detail: expect.stringMatching(/does not verify: No matching signature found/) });
     });
@@ -174,7 +180,10 @@ describe('Partner certification against the service', () => {
     await expect(certify({ baseUrl: app.url, key: live.liveKey, outDir: out })).rejects.toBeInstanceOf(LiveKeyRefusedError);
     await expect(certify({ baseUrl: app.url, key: live.testKey, pausedKey: live.liveKey, outDir: out })).rejects.toThrow(/--paused-key/);
     const err: string[] = [];
-    const code = await main(['node', 'certify', '--base-url', app.url, '--key', live.liveKey, '--out', out], { log: () => {}, error: (l: string) => err.push(l) });
+    const code = await main(['node', 'certify', '--base-url', app.url, '--key', live.liveKey, '--out', out], {
+      log: () => {},
+      error: (l: string) => err.push(l),
+    });
     expect(code).toBe(2);
     expect(err.join('\n')).toMatch(/Refusing to certify with a live key .*svc_sk_test_/s);
     expect(fs.readdirSync(out)).toEqual([]);
@@ -193,11 +202,16 @@ describe('Partner certification against the service', () => {
       const [row] = await ops.audit({ request_id: e.request_id! });
       expect(row).toMatchObject({ status: e.status, partner_id: partner.partner_id, env: 'sandbox', path: '/transfers/v1/ping' });
     }
-    expect(retry['retry.timeout_same_key'].evidence.map((e) => [e.status, e.label])).toEqual([[200, 'quote'], [null, 'attempt 1 (Sandbox-Simulate: slow)'], [201, 'attempt 2'], [200, 'the same key again']]);
+    expect(retry['retry.timeout_same_key'].evidence.map((e) => [e.status, e.label])).toEqual([
+      [200, 'quote'],
+      [null, 'attempt 1 (Sandbox-Simulate: slow)'],
+      [201, 'attempt 2'],
+      [200, 'the same key again'],
+    ]);
     expect(retry['retry.timeout_same_key'].status).toBe('pass');
   });
 
-  it('when --traffic is asked, then the partner\'s own traffic is graded: FAIL lines name the requests, and the HTML is written beside', async () => {
+  it("when --traffic is asked, then the partner's own traffic is graded: FAIL lines name the requests, and the HTML is written beside", async () => {
     const careless = await ops.partnerWithKeys('Careless Agency');
     const call = client(app.url);
     const q = await call('POST', '/transfers/v1/quotes', {
@@ -206,11 +220,21 @@ describe('Partner certification against the service', () => {
     });
     const unkeyed = await call('POST', '/transfers/v1/bookings', {
       key: careless.testKey,
-      body: { quote_id: q.body.quote_id, offer_id: q.body.offers[0].offer_id, partner_reference: 'CARELESS-1', passenger: { first_name: 'A', last_name: 'B' }, passengers: { adults: 1 }, flight_number: 'UL504' },
+      body: {
+        quote_id: q.body.quote_id,
+        offer_id: q.body.offers[0].offer_id,
+        partner_reference: 'CARELESS-1',
+        passenger: { first_name: 'A', last_name: 'B' },
+        passengers: { adults: 1 },
+        flight_number: 'UL504',
+      },
     });
     expect(unkeyed.status).toBe(201);
     const log: string[] = [];
-    const code = await main(['node', 'certify', '--traffic', '--base-url', app.url, '--key', careless.testKey, '--out', out], { log: (l: string) => log.push(l), error: (l: string) => log.push(l) });
+    const code = await main(['node', 'certify', '--traffic', '--base-url', app.url, '--key', careless.testKey, '--out', out], {
+      log: (l: string) => log.push(l),
+      error: (l: string) => log.push(l),
+    });
     expect(code).toBe(1);
     const text = log.join('\n');
     expect(text).toMatch(/^Reading your sandbox traffic on .* \(the last 7 days\)…/);
@@ -223,7 +247,11 @@ describe('Partner certification against the service', () => {
     expect(html).not.toMatch(/<(script|link)\b/);
     expect(JSON.parse(fs.readFileSync(path.join(out, 'integration-report.json'), 'utf8')).summary).toEqual({ pass: 0, fail: 2, not_seen: 5 });
     // Only the report was asked for: the certification flows did not run on the partner's traffic.
-    expect((await ops.audit({ partner_id: careless.partner_id })).map((r) => r.path)).toEqual(['/transfers/v1/test_helpers/integration_report', '/transfers/v1/bookings', '/transfers/v1/quotes']);
+    expect((await ops.audit({ partner_id: careless.partner_id })).map((r) => r.path)).toEqual([
+      '/transfers/v1/test_helpers/integration_report',
+      '/transfers/v1/bookings',
+      '/transfers/v1/quotes',
+    ]);
   });
 
   it('when report text carries markup, then the HTML escapes it', () => {
@@ -239,7 +267,15 @@ describe('Partner certification against the service', () => {
       result: 'failed',
       summary: { total: 1, passed: 0, failed: 1, skipped: 0 },
       requirements: [
-        { id: 'x.y', flow: 'f', title: '<b>t</b>', status: 'fail', detail: `expected "<img src=x onerror=alert(1)>" & 'more'`, evidence: [{ label: '<i>', method: 'GET', path: '/a?<b>', status: 500, request_id: '<r>' }], duration_ms: 1 },
+        {
+          id: 'x.y',
+          flow: 'f',
+          title: '<b>t</b>',
+          status: 'fail',
+          detail: `expected "<img src=x onerror=alert(1)>" & 'more'`,
+          evidence: [{ label: '<i>', method: 'GET', path: '/a?<b>', status: 500, request_id: '<r>' }],
+          duration_ms: 1,
+        },
       ],
       not_covered: ['<u>'],
     });

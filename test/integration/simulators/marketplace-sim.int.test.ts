@@ -63,7 +63,15 @@ describe('Marketplace simulator over HTTP against the service', () => {
     expect(locked.response).toMatchObject({ status: 200, body: { status: 'OK', vehicle: { price_mark: vehicle.price_mark, price: vehicle.price } } });
 
     const booked = await drive('book', {
-      order: { ...SEARCH, price_mark: vehicle.price_mark, vehicle_id: 'standard_car', price: vehicle.price, currency: 'EUR', meeting_type: 'MG', customer: { name: 'Anna Schmidt' } },
+      order: {
+        ...SEARCH,
+        price_mark: vehicle.price_mark,
+        vehicle_id: 'standard_car',
+        price: vehicle.price,
+        currency: 'EUR',
+        meeting_type: 'MG',
+        customer: { name: 'Anna Schmidt' },
+      },
     });
     const orderId = booked.order.order.order_id as string;
     expect(orderId).toMatch(/^INT-\d{6}$/);
@@ -102,7 +110,11 @@ describe('Marketplace simulator over HTTP against the service', () => {
 
     // A change: the simulator serves the changed order; the service applies it and confirms the change.
     await simCall('POST', '/__sim/scenarios', { body: { callback_body_override: null } });
-    const change = await drive('callback', { type: 'change', order: { order_id: served.order_id, flight_number: 'QR662', date: '2026-12-02 08:30:00' }, via: 'header' });
+    const change = await drive('callback', {
+      type: 'change',
+      order: { order_id: served.order_id, flight_number: 'QR662', date: '2026-12-02 08:30:00' },
+      via: 'header',
+    });
     expect(change.order).toMatchObject({ status: 'changed', order: { state: 'changed', flight_number: 'QR662', price: '150.00' } });
     expect(change.response.body).toMatchObject({ order_state: 'change_confirmed' });
     expect(await deliver()).toEqual({ delivered: 1, retried: 0, failed: 0 });
@@ -121,7 +133,11 @@ describe('Marketplace simulator over HTTP against the service', () => {
     expect(await deliver()).toEqual({ delivered: 0, retried: 0, failed: 0 });
 
     const confirms = await calls(`?operation=confirmOrder&order_id=${o.order_id}`);
-    expect(confirms.map((c) => [c.status, c.fault ?? null])).toEqual([[503, 'fail'], [503, 'fail'], [200, null]]);
+    expect(confirms.map((c) => [c.status, c.fault ?? null])).toEqual([
+      [503, 'fail'],
+      [503, 'fail'],
+      [200, null],
+    ]);
     expect(confirms.every((c) => c.signature_ok)).toBe(true);
     const held = await simOrder(o.order_id);
     expect(held.status).toBe('confirmed');
@@ -152,15 +168,25 @@ describe('Marketplace simulator over HTTP against the service', () => {
     await simCall('POST', '/__sim/orders', { body: { order: { ...o, state: 'new' } } });
     const body = JSON.stringify({ order_id: o.order_id, supplier_order_id: 'MO-FORGED01' });
     const url = `${mp.url}/apiin/${USER_ID}/booking/confirm/`;
-    const wrongKey = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', PrivateKey: signMarketplaceRequest(url, body, 'not-the-key') }, body });
+    const wrongKey = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', PrivateKey: signMarketplaceRequest(url, body, 'not-the-key') },
+      body,
+    });
     expect(wrongKey.status).toBe(403);
     expect(await wrongKey.json()).toEqual({ status: 'ERROR', error: 'invalid signature' });
-    const otherUrl = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', PrivateKey: signMarketplaceRequest(`${url}?x=1`, body, KEY) }, body });
+    const otherUrl = await fetch(url, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', PrivateKey: signMarketplaceRequest(`${url}?x=1`, body, KEY) },
+      body,
+    });
     expect(otherUrl.status).toBe(403);
     const unsigned = await fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body });
     expect(unsigned.status).toBe(403);
 
-    const err = await outbound({ privateKey: 'also-wrong' }).confirmOrder({ order_id: o.order_id, supplier_order_id: 'MO-FORGED02' }).catch((e: unknown) => e);
+    const err = await outbound({ privateKey: 'also-wrong' })
+      .confirmOrder({ order_id: o.order_id, supplier_order_id: 'MO-FORGED02' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(MarketplaceError);
     expect(err).toMatchObject({ kind: 'rejected', status: 403, retryable: false });
 
@@ -178,12 +204,19 @@ describe('Marketplace simulator over HTTP against the service', () => {
     const c = outbound();
     const o = order();
     await simCall('POST', '/__sim/orders', { body: { order: { ...o, state: 'new' } } });
-    const bad = await c.sendDriverLocation({ order_id: o.order_id, lat: 700, lon: 79.9, at: '2026-12-01T09:00:00Z' } as never).catch((e: MarketplaceError) => e);
+    const bad = await c
+      .sendDriverLocation({ order_id: o.order_id, lat: 700, lon: 79.9, at: '2026-12-01T09:00:00Z' } as never)
+      .catch((e: MarketplaceError) => e);
     expect(bad).toMatchObject({ status: 400, marketplaceMessage: expect.stringMatching(/^invalid request: .*lat.*at/) });
     const unknown = await c.confirmOrder({ order_id: 'INT-NOPE', supplier_order_id: 'MO-1' }).catch((e: MarketplaceError) => e);
     expect(unknown).toMatchObject({ status: 404, marketplaceMessage: 'order not found' });
     const brands = await c.getBrandList();
-    expect(brands.body.brands).toEqual(expect.arrayContaining([{ id: 1, name: 'Toyota' }, { id: 2, name: 'Kia' }]));
+    expect(brands.body.brands).toEqual(
+      expect.arrayContaining([
+        { id: 1, name: 'Toyota' },
+        { id: 2, name: 'Kia' },
+      ]),
+    );
     const other = await fetch(`${mp.url}/apiin/${USER_ID}/booking/delete/`, { method: 'POST', body: '{}' });
     expect(other.status).toBe(404);
     expect(await other.json()).toEqual({ status: 'ERROR', error: 'api method is not supported' });
@@ -205,7 +238,9 @@ describe('Marketplace simulator as msw handlers', () => {
     state.putOrder(o as never);
     await c.confirmOrder({ order_id: o.order_id, supplier_order_id: 'MO-ABCDEFGH' });
     expect((await c.getOrder(o.order_id)).body.order).toMatchObject({ order_id: o.order_id, state: 'confirmed' });
-    const wrong = await new HttpMarketplaceClient({ baseUrl: 'http://marketplace.test', userId: USER_ID, privateKey: 'nope' }).getBrandList().catch((e: MarketplaceError) => e);
+    const wrong = await new HttpMarketplaceClient({ baseUrl: 'http://marketplace.test', userId: USER_ID, privateKey: 'nope' })
+      .getBrandList()
+      .catch((e: MarketplaceError) => e);
     expect(wrong).toMatchObject({ status: 403 });
     expect(state.calls.map((x) => [x.operation, x.status, x.signature_ok])).toEqual([
       ['confirmOrder', 200, true],

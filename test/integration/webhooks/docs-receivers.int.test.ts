@@ -62,41 +62,55 @@ describe(`The signature checks of docs/webhooks.md (${backend})`, () => {
   });
 
   for (const r of RECEIVERS) {
-    itIf(r.available, `\`${r.command} --version\` fails here: install ${r.command} to run the ${r.language} receiver`)(`when the ${r.language} receiver is run as written, then it verifies a ping and a booking event and refuses a forgery`, async () => {
-      const p = await operator(app.url).partnerWithKeys(`Docs ${r.language} Partner`);
-      const port = await freePort();
-      const created = await call('POST', '/transfers/v1/webhook_endpoints', { key: p.testKey, body: { url: `http://127.0.0.1:${port}/` } });
-      expect(created.status).toBe(201);
-      const file = path.join(dir, r.file);
-      fs.writeFileSync(file, snippet(r.language));
-      const [command, args] = r.run(file, port);
-      const proc: ChildProcess = spawn(command, args, { env: { PATH: process.env.PATH, WEBHOOK_SECRET: created.body.secret, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'] });
-      let output = '';
-      proc.stdout!.on('data', (c: Buffer) => (output += c.toString()));
-      proc.stderr!.on('data', (c: Buffer) => (output += c.toString()));
-      try {
-        await listening(port);
-        const ping = await call('POST', `/transfers/v1/webhook_endpoints/${created.body.id}/test`, { key: p.testKey });
-        await bookTransfer(call, p.testKey);
-        expect(await deliver()).toEqual({ delivered: 2, retried: 0, failed: 0 });
-        const confirmed = (await app.db('webhook_events').where({ partner_id: p.partner_id, type: 'booking.confirmed' }).first()).eventId;
-
-        // A forged delivery: the ping's headers with another body.
-        const forged = await fetch(`http://127.0.0.1:${port}/`, {
-          method: 'POST',
-          headers: { 'Content-Type': 'application/json', 'webhook-id': ping.body.id, 'webhook-timestamp': String(Math.floor(Date.now() / 1000)), 'webhook-signature': 'v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=' },
-          body: JSON.stringify({ id: ping.body.id, type: 'booking.cancelled' }),
+    itIf(r.available, `\`${r.command} --version\` fails here: install ${r.command} to run the ${r.language} receiver`)(
+      `when the ${r.language} receiver is run as written, then it verifies a ping and a booking event and refuses a forgery`,
+      async () => {
+        const p = await operator(app.url).partnerWithKeys(`Docs ${r.language} Partner`);
+        const port = await freePort();
+        const created = await call('POST', '/transfers/v1/webhook_endpoints', { key: p.testKey, body: { url: `http://127.0.0.1:${port}/` } });
+        expect(created.status).toBe(201);
+        const file = path.join(dir, r.file);
+        fs.writeFileSync(file, snippet(r.language));
+        const [command, args] = r.run(file, port);
+        const proc: ChildProcess = spawn(command, args, {
+          env: { PATH: process.env.PATH, WEBHOOK_SECRET: created.body.secret, PORT: String(port) },
+          stdio: ['ignore', 'pipe', 'pipe'],
         });
-        expect(forged.status).toBe(400);
+        let output = '';
+        proc.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+        proc.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+        try {
+          await listening(port);
+          const ping = await call('POST', `/transfers/v1/webhook_endpoints/${created.body.id}/test`, { key: p.testKey });
+          await bookTransfer(call, p.testKey);
+          expect(await deliver()).toEqual({ delivered: 2, retried: 0, failed: 0 });
+          const confirmed = (await app.db('webhook_events').where({ partner_id: p.partner_id, type: 'booking.confirmed' }).first()).eventId;
 
-        const end = Date.now() + 10_000;
-        while (!(output.includes(confirmed) && output.includes(ping.body.id)) && Date.now() < end) await new Promise((res) => setTimeout(res, 50));
-        const verified = output.split('\n').filter((l) => l.includes('verified '));
-        // The two were delivered in one pass, in parallel: in either order.
-        expect(verified.map((l) => l.slice(l.indexOf('verified '))).sort()).toEqual([`verified booking.confirmed ${confirmed}`, `verified ping ${ping.body.id}`]);
-      } finally {
-        proc.kill();
-      }
-    });
+          // A forged delivery: the ping's headers with another body.
+          const forged = await fetch(`http://127.0.0.1:${port}/`, {
+            method: 'POST',
+            headers: {
+              'Content-Type': 'application/json',
+              'webhook-id': ping.body.id,
+              'webhook-timestamp': String(Math.floor(Date.now() / 1000)),
+              'webhook-signature': 'v1,AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=',
+            },
+            body: JSON.stringify({ id: ping.body.id, type: 'booking.cancelled' }),
+          });
+          expect(forged.status).toBe(400);
+
+          const end = Date.now() + 10_000;
+          while (!(output.includes(confirmed) && output.includes(ping.body.id)) && Date.now() < end) await new Promise((res) => setTimeout(res, 50));
+          const verified = output.split('\n').filter((l) => l.includes('verified '));
+          // The two were delivered in one pass, in parallel: in either order.
+          expect(verified.map((l) => l.slice(l.indexOf('verified '))).sort()).toEqual([
+            `verified booking.confirmed ${confirmed}`,
+            `verified ping ${ping.body.id}`,
+          ]);
+        } finally {
+          proc.kill();
+        }
+      },
+    );
   }
 });

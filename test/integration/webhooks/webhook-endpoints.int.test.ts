@@ -78,7 +78,9 @@ describe(`Webhook endpoints (${backend})`, () => {
 
   it('when a partner asks for an eleventh endpoint, then 400 naming url', async () => {
     const p = await ops.partnerWithKeys('Greedy Partner');
-    const made = await Promise.all(Array.from({ length: 11 }, (_, i) => call('POST', '/transfers/v1/webhook_endpoints', { key: p.testKey, body: { url: `http://127.0.0.1:9/${i}` } })));
+    const made = await Promise.all(
+      Array.from({ length: 11 }, (_, i) => call('POST', '/transfers/v1/webhook_endpoints', { key: p.testKey, body: { url: `http://127.0.0.1:9/${i}` } })),
+    );
     expect(made.map((r) => r.status).sort()).toEqual([...Array(10).fill(201), 400]);
     expect(made.find((r) => r.status === 400)!.body.error.details.fields[0].field).toBe('url');
     // The other environment has its own ten.
@@ -104,9 +106,19 @@ describe(`Webhook endpoints (${backend})`, () => {
     await deliver();
     const disabled = (await ops.call('GET', `/webhook_endpoints?partner_id=${p.partner_id}&status=disabled`)).body.data;
     expect(disabled).toEqual([
-      expect.objectContaining({ endpoint_id: id, env: 'sandbox', status: 'disabled', disabled_reason: 'every delivery failed for 3 days', disabled_at: clock.now().toISOString(), failing_since: '2026-11-21T08:00:00.000Z' }),
+      expect.objectContaining({
+        endpoint_id: id,
+        env: 'sandbox',
+        status: 'disabled',
+        disabled_reason: 'every delivery failed for 3 days',
+        disabled_at: clock.now().toISOString(),
+        failing_since: '2026-11-21T08:00:00.000Z',
+      }),
     ]);
-    expect((await call('GET', '/transfers/v1/webhook_endpoints', { key: p.testKey })).body.data[0]).toMatchObject({ status: 'disabled', disabled_reason: 'every delivery failed for 3 days' });
+    expect((await call('GET', '/transfers/v1/webhook_endpoints', { key: p.testKey })).body.data[0]).toMatchObject({
+      status: 'disabled',
+      disabled_reason: 'every delivery failed for 3 days',
+    });
     const attention = (await ops.call('GET', `/outbox?status=attention&partner_id=${p.partner_id}`)).body.data;
     expect(attention.length).toBeGreaterThanOrEqual(4);
     expect(attention.every((m: any) => m.status === 'failed' && m.kind === 'webhook' && m.webhook.endpoint_id === id)).toBe(true);
@@ -118,7 +130,10 @@ describe(`Webhook endpoints (${backend})`, () => {
     await bookTransfer(call, p.testKey, '2026-12-06T09:30:00+05:30');
     expect(await deliver()).toEqual({ delivered: 0, retried: 0, failed: 0 });
     expect(rx.deliveries).toHaveLength(sent);
-    expect((await call('POST', `/transfers/v1/webhook_endpoints/${id}/test`, { key: p.testKey })).body.error).toMatchObject({ code: 'endpoint_disabled', details: { endpoint_id: id } });
+    expect((await call('POST', `/transfers/v1/webhook_endpoints/${id}/test`, { key: p.testKey })).body.error).toMatchObject({
+      code: 'endpoint_disabled',
+      details: { endpoint_id: id },
+    });
     expect((await ops.call('POST', `/outbox/${attention[0].id}/retry`)).body.error.code).toBe('endpoint_disabled');
 
     // The receiver is fixed; an operator enables the endpoint and retries what failed.
@@ -155,7 +170,9 @@ describe(`Webhook endpoints (${backend})`, () => {
     const done = await bookTransfer(call, p.liveKey, '2026-11-23T09:30:00+05:30');
     const missed = await bookTransfer(call, p.liveKey, '2026-11-24T09:30:00+05:30');
     const job = async (ref: string) => (await ops.jobs({ booking_ref: ref }))[0].job_id as string;
-    expect((await ops.call('POST', `/jobs/${await job(done.booking_ref)}/assign`, { body: { driver_id: driver.driver_id, vehicle_id: car.vehicle_id } })).status).toBe(200);
+    expect(
+      (await ops.call('POST', `/jobs/${await job(done.booking_ref)}/assign`, { body: { driver_id: driver.driver_id, vehicle_id: car.vehicle_id } })).status,
+    ).toBe(200);
     clock.set('2026-11-23T08:00:00Z');
     expect((await ops.call('POST', `/jobs/${await job(done.booking_ref)}/complete`)).status).toBe(200);
     clock.set('2026-11-24T06:00:00Z');

@@ -48,7 +48,13 @@ describe(`Partner webhooks (${backend})`, () => {
     it('when a booking is confirmed, then its endpoint receives booking.confirmed signed per Standard Webhooks, with the booking exactly as GET returns it', async () => {
       const p = await ops.partnerWithKeys('Signed Partner');
       const { rx, secret, created } = await endpoint(p.testKey);
-      expect(created).toMatchObject({ env: 'sandbox', id: expect.stringMatching(/^we_[0-9a-z]{10}$/), url: `${rx.url}/hooks`, status: 'enabled', disabled_reason: null });
+      expect(created).toMatchObject({
+        env: 'sandbox',
+        id: expect.stringMatching(/^we_[0-9a-z]{10}$/),
+        url: `${rx.url}/hooks`,
+        status: 'enabled',
+        disabled_reason: null,
+      });
       expect(created.events).toEqual(['booking.confirmed', 'booking.driver_assigned', 'booking.cancelled', 'booking.completed', 'booking.no_show']);
       expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
 
@@ -72,7 +78,15 @@ describe(`Partner webhooks (${backend})`, () => {
       // Every attempt is audited, with the partner and environment.
       const audit = await ops.audit({ surface: 'webhooks', partner_id: p.partner_id });
       expect(audit).toHaveLength(1);
-      expect(audit[0]).toMatchObject({ direction: 'outbound', method: 'POST', status: 200, env: 'sandbox', attempt: 1, path: `${rx.url}/hooks`, request_id: expect.stringMatching(/^outbox_\d+_a1$/) });
+      expect(audit[0]).toMatchObject({
+        direction: 'outbound',
+        method: 'POST',
+        status: 200,
+        env: 'sandbox',
+        attempt: 1,
+        path: `${rx.url}/hooks`,
+        request_id: expect.stringMatching(/^outbox_\d+_a1$/),
+      });
       expect(audit[0].request_body).toEqual(event);
     });
 
@@ -136,32 +150,35 @@ describe(`Partner webhooks (${backend})`, () => {
       expect(rx.deliveries[1].event).toMatchObject({ type: 'booking.cancelled', sequence: 2, data: { booking: cancelled.body } });
     });
 
-    itOnPostgres('a transaction is held open while other connections read')('when the transaction that wrote an event is still open, then no worker sees it and GET /events does not list it; at its commit both do', async () => {
-      const p = await ops.partnerWithKeys('Open Transaction Partner');
-      const { rx } = await endpoint(p.testKey);
-      const booking = await bookTransfer(call, p.testKey);
-      await deliverAll();
-      // Hold the audit log: the cancel runs (booking, job, event, delivery written) and then waits to append its audit row.
-      const hold = await app.db.transaction();
-      await hold.raw('lock table audit_log in share mode');
-      const cancel = call('POST', `/transfers/v1/bookings/${booking.booking_ref}/cancel`, { key: p.testKey });
-      try {
-        await waitFor(async () => (await app.db.raw(`select 1 from pg_locks where not granted and relation = 'audit_log'::regclass`)).rows.length > 0);
-        // The cancel's event and delivery are written, uncommitted: invisible to everyone else.
-        expect(await app.db('webhook_events').where({ partner_id: p.partner_id })).toHaveLength(1);
-        expect(await deliver()).toEqual({ delivered: 0, retried: 0, failed: 0 });
-        expect(rx.deliveries).toHaveLength(1);
-        // GET /events would wait for the audit log too: its use case, directly.
-        const listed = await listEvents(app.deps.db, { partnerId: p.partner_id, env: 'sandbox' }, { limit: 10 });
-        expect(listed.data.map((e) => e.type)).toEqual(['booking.confirmed']);
-      } finally {
-        await hold.commit();
-      }
-      expect((await cancel).status).toBe(200);
-      expect(await deliver()).toEqual({ delivered: 1, retried: 0, failed: 0 });
-      expect(rx.deliveries[1].event?.type).toBe('booking.cancelled');
-      await waitFor(async () => (await call('GET', '/transfers/v1/events', { key: p.testKey })).body.data.length === 2);
-    });
+    itOnPostgres('a transaction is held open while other connections read')(
+      'when the transaction that wrote an event is still open, then no worker sees it and GET /events does not list it; at its commit both do',
+      async () => {
+        const p = await ops.partnerWithKeys('Open Transaction Partner');
+        const { rx } = await endpoint(p.testKey);
+        const booking = await bookTransfer(call, p.testKey);
+        await deliverAll();
+        // Hold the audit log: the cancel runs (booking, job, event, delivery written) and then waits to append its audit row.
+        const hold = await app.db.transaction();
+        await hold.raw('lock table audit_log in share mode');
+        const cancel = call('POST', `/transfers/v1/bookings/${booking.booking_ref}/cancel`, { key: p.testKey });
+        try {
+          await waitFor(async () => (await app.db.raw(`select 1 from pg_locks where not granted and relation = 'audit_log'::regclass`)).rows.length > 0);
+          // The cancel's event and delivery are written, uncommitted: invisible to everyone else.
+          expect(await app.db('webhook_events').where({ partner_id: p.partner_id })).toHaveLength(1);
+          expect(await deliver()).toEqual({ delivered: 0, retried: 0, failed: 0 });
+          expect(rx.deliveries).toHaveLength(1);
+          // GET /events would wait for the audit log too: its use case, directly.
+          const listed = await listEvents(app.deps.db, { partnerId: p.partner_id, env: 'sandbox' }, { limit: 10 });
+          expect(listed.data.map((e) => e.type)).toEqual(['booking.confirmed']);
+        } finally {
+          await hold.commit();
+        }
+        expect((await cancel).status).toBe(200);
+        expect(await deliver()).toEqual({ delivered: 1, retried: 0, failed: 0 });
+        expect(rx.deliveries[1].event?.type).toBe('booking.cancelled');
+        await waitFor(async () => (await call('GET', '/transfers/v1/events', { key: p.testKey })).body.data.length === 2);
+      },
+    );
   });
 
   describe('retries', () => {
@@ -216,7 +233,14 @@ describe(`Partner webhooks (${backend})`, () => {
       expect(waits).toEqual([5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000]);
       const failed = (await ops.call('GET', `/outbox?status=failed&endpoint_id=${id}`)).body.data;
       expect(failed).toHaveLength(1);
-      expect(failed[0]).toMatchObject({ kind: 'webhook', status: 'failed', attempts: 8, max_attempts: 8, last_status: 500, webhook: { endpoint_id: id, partner_id: p.partner_id, env: 'sandbox', event_type: 'booking.confirmed' } });
+      expect(failed[0]).toMatchObject({
+        kind: 'webhook',
+        status: 'failed',
+        attempts: 8,
+        max_attempts: 8,
+        last_status: 500,
+        webhook: { endpoint_id: id, partner_id: p.partner_id, env: 'sandbox', event_type: 'booking.confirmed' },
+      });
       expect(rx.deliveries).toHaveLength(8);
 
       rx.setResponder(() => 200);
@@ -245,7 +269,12 @@ describe(`Partner webhooks (${backend})`, () => {
       const aLiveBooking = await bookTransfer(call, a.liveKey);
       // Enqueued: what each endpoint is owed (the production one is on the public internet, out of the test's reach).
       const owed = async (endpointId: string) =>
-        (await ops.call('GET', `/outbox?kind=webhook&endpoint_id=${endpointId}`)).body.data.map((m: any) => [m.webhook.partner_id, m.webhook.env, m.webhook.booking_ref, m.webhook.event_type]);
+        (await ops.call('GET', `/outbox?kind=webhook&endpoint_id=${endpointId}`)).body.data.map((m: any) => [
+          m.webhook.partner_id,
+          m.webhook.env,
+          m.webhook.booking_ref,
+          m.webhook.event_type,
+        ]);
       expect(await owed(aLive.body.id)).toEqual([[a.partner_id, 'production', aLiveBooking.booking_ref, 'booking.confirmed']]);
       expect((await owed(aSandbox.id)).sort()).toEqual([
         [a.partner_id, 'sandbox', aBooking.booking_ref, 'booking.cancelled'],
@@ -254,7 +283,8 @@ describe(`Partner webhooks (${backend})`, () => {
       expect(await owed(bSandbox.id)).toEqual([[b.partner_id, 'sandbox', bBooking.booking_ref, 'booking.confirmed']]);
 
       await deliverAll();
-      const received = (rx: WebhookReceiver) => rx.deliveries.map((d) => [d.event?.env, d.event && 'booking' in d.event.data ? d.event.data.booking?.booking_ref : null, d.event?.type]);
+      const received = (rx: WebhookReceiver) =>
+        rx.deliveries.map((d) => [d.event?.env, d.event && 'booking' in d.event.data ? d.event.data.booking?.booking_ref : null, d.event?.type]);
       // Delivered in parallel, in no particular order (sequence orders them).
       expect(received(aSandbox.rx).sort()).toEqual([
         ['sandbox', aBooking.booking_ref, 'booking.cancelled'],
@@ -271,9 +301,13 @@ describe(`Partner webhooks (${backend})`, () => {
       const aEvent = aSandbox.rx.deliveries[0].webhookId!;
       expect((await call('POST', `/transfers/v1/events/${aEvent}/redeliver`, { key: b.testKey })).status).toBe(404);
       expect((await call('POST', `/transfers/v1/events/${aEvent}/redeliver`, { key: a.liveKey })).status).toBe(404);
-      expect((await call('GET', `/transfers/v1/events?after=${aEvent}`, { key: b.testKey })).body.error.details.fields).toEqual([{ field: 'after', message: expect.stringMatching(/^names no event on this account in sandbox/) }]);
+      expect((await call('GET', `/transfers/v1/events?after=${aEvent}`, { key: b.testKey })).body.error.details.fields).toEqual([
+        { field: 'after', message: expect.stringMatching(/^names no event on this account in sandbox/) },
+      ]);
       await waitFor(async () => (await call('GET', '/transfers/v1/events', { key: b.testKey })).body.data.length === 1);
-      expect((await call('GET', '/transfers/v1/events', { key: b.testKey })).body.data.map((e: any) => e.data.booking.booking_ref)).toEqual([bBooking.booking_ref]);
+      expect((await call('GET', '/transfers/v1/events', { key: b.testKey })).body.data.map((e: any) => e.data.booking.booking_ref)).toEqual([
+        bBooking.booking_ref,
+      ]);
     });
   });
 
@@ -307,7 +341,9 @@ describe(`Partner webhooks (${backend})`, () => {
       // Sandbox may use http and (with the flag) private addresses, never link-local ones.
       expect((await call('POST', '/transfers/v1/webhook_endpoints', { key: p.testKey, body: { url: 'http://127.0.0.1:9/hooks' } })).status).toBe(201);
       expect((await call('POST', '/transfers/v1/webhook_endpoints', { key: p.testKey, body: { url: 'http://169.254.169.254/' } })).status).toBe(400);
-      expect((await call('POST', '/transfers/v1/webhook_endpoints', { key: p.liveKey, body: { url: 'https://public.partner.example/hooks' } })).status).toBe(201);
+      expect((await call('POST', '/transfers/v1/webhook_endpoints', { key: p.liveKey, body: { url: 'https://public.partner.example/hooks' } })).status).toBe(
+        201,
+      );
     });
 
     it('when a name registered public is re-pointed at an internal address (DNS rebinding), then the delivery is refused before connecting; a sandbox delivery connects to the address checked', async () => {
@@ -319,7 +355,11 @@ describe(`Partner webhooks (${backend})`, () => {
       await bookTransfer(call, p.liveKey);
       expect(await deliver()).toEqual({ delivered: 0, retried: 1, failed: 0 });
       const [attempt] = await ops.audit({ surface: 'webhooks', partner_id: p.partner_id });
-      expect(attempt).toMatchObject({ env: 'production', status: null, error: 'refused: rebind.partner.example resolves to 127.0.0.1 is not a public address (loopback)' });
+      expect(attempt).toMatchObject({
+        env: 'production',
+        status: null,
+        error: 'refused: rebind.partner.example resolves to 127.0.0.1 is not a public address (loopback)',
+      });
 
       // A name only the service's resolver knows: the delivery arrives, so the socket went to the address it checked.
       const rx = await receiver();
@@ -357,7 +397,12 @@ describe(`Partner webhooks (${backend})`, () => {
       const all = await call('GET', '/transfers/v1/events', { key: p.testKey });
       expect(all.body).toMatchObject({ env: 'sandbox', has_more: false });
       expect(all.body.data.map(row)).toEqual(written);
-      expect(all.body.data[2].data.booking.driver).toEqual({ name: 'Sandbox Driver (fictitious)', phone: '+94 70 000 0000', vehicle: 'Toyota Axio (white)', plate: 'SANDBOX-1' });
+      expect(all.body.data[2].data.booking.driver).toEqual({
+        name: 'Sandbox Driver (fictitious)',
+        phone: '+94 70 000 0000',
+        vehicle: 'Toyota Axio (white)',
+        plate: 'SANDBOX-1',
+      });
 
       // Page by page with `after`: the same list.
       const paged: any[] = [];
@@ -370,7 +415,9 @@ describe(`Partner webhooks (${backend})`, () => {
         after = page.body.data.at(-1).id;
       }
       expect(paged).toEqual(all.body.data);
-      expect((await call('GET', '/transfers/v1/events?type=booking.confirmed', { key: p.testKey })).body.data.map(row)).toEqual(written.filter((w) => w[1] === 'booking.confirmed'));
+      expect((await call('GET', '/transfers/v1/events?type=booking.confirmed', { key: p.testKey })).body.data.map(row)).toEqual(
+        written.filter((w) => w[1] === 'booking.confirmed'),
+      );
       expect((await call('GET', `/transfers/v1/events?after=${all.body.data[4].id}`, { key: p.testKey })).body.data).toEqual([]);
 
       // Each listed event is the body delivered, byte for byte.

@@ -17,7 +17,12 @@ describe('Configuration is read once and fails fast', () => {
   });
 
   it('when PORT and PUBLIC_BASE_URL are set, then MARKETPLACE_IN_URL follows them; production does not check responses (the tests do)', () => {
-    const c = loadConfig({ PORT: '8080', PUBLIC_BASE_URL: 'https://api.example.lk/', NODE_ENV: 'production', OPERATOR_TOKEN: 'op_production_bootstrap_token_0123456789' });
+    const c = loadConfig({
+      PORT: '8080',
+      PUBLIC_BASE_URL: 'https://api.example.lk/',
+      NODE_ENV: 'production',
+      OPERATOR_TOKEN: 'op_production_bootstrap_token_0123456789',
+    });
     expect(c.publicBaseUrl).toBe('https://api.example.lk');
     expect(c.marketplace.inUrl).toBe('https://api.example.lk/marketplace');
     expect(c.responseValidation).toBe('off');
@@ -33,7 +38,10 @@ describe('Configuration is read once and fails fast', () => {
   });
 
   it('when WEBHOOKS_ALLOW_PRIVATE_TARGETS is anything but true or false, then loading fails naming it', () => {
-    expect(loadConfig({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOKS_TIMEOUT_MS: '2000' }).webhooks).toEqual({ allowPrivateTargets: true, timeoutMs: 2000 });
+    expect(loadConfig({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOKS_TIMEOUT_MS: '2000' }).webhooks).toEqual({
+      allowPrivateTargets: true,
+      timeoutMs: 2000,
+    });
     expect(() => loadConfig({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'yes' })).toThrow(/WEBHOOKS_ALLOW_PRIVATE_TARGETS/);
     expect(() => loadConfig({ WEBHOOKS_TIMEOUT_MS: '0' })).toThrow(/WEBHOOKS_TIMEOUT_MS/);
   });

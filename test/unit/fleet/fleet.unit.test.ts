@@ -30,7 +30,16 @@ describe('fleet table', () => {
 
 describe('vehiclesThatFit', () => {
   it('when 2 adults travel with 2 bags, then every vehicle fits, cheapest first', () => {
-    expect(codes(vehiclesThatFit(2, 2))).toEqual(['small_car', 'standard_car', 'suv', 'standard_van', 'premium_car', 'large_van', 'premium_van', 'standard_bus']);
+    expect(codes(vehiclesThatFit(2, 2))).toEqual([
+      'small_car',
+      'standard_car',
+      'suv',
+      'standard_van',
+      'premium_car',
+      'large_van',
+      'premium_van',
+      'standard_bus',
+    ]);
   });
 
   it('when 3 adults bring 3 bags, then the small car (2 bags) is left out', () => {

@@ -106,7 +106,15 @@ describe('resolvePlace by place name', () => {
   });
 
   it('when a name resolves, then the place carries the gazetteer kind, position and district', () => {
-    expect(resolved({ name: 'Unawatuna' })).toEqual({ name: 'Unawatuna', lat: 6.0212, lon: 80.2503, kind: 'beach', place_id: 'place:unawatuna', source: 'name', district: 'Galle' });
+    expect(resolved({ name: 'Unawatuna' })).toEqual({
+      name: 'Unawatuna',
+      lat: 6.0212,
+      lon: 80.2503,
+      kind: 'beach',
+      place_id: 'place:unawatuna',
+      source: 'name',
+      district: 'Galle',
+    });
   });
 });
 
@@ -146,12 +154,15 @@ describe('resolvePlace for hotel addresses', () => {
 });
 
 describe('resolvePlace ambiguous and unknown text', () => {
-  it.each(['Kandy to Galle', 'Kandy, Galle', 'Ella or Mirissa', 'Negombo Colombo Jaffna'])('when "%s" names unrelated places, then it is ambiguous and lists them', (name) => {
-    const f = failure({ name });
-    expect(f.reason).toBe('ambiguous');
-    expect(f.candidates?.length).toBeGreaterThanOrEqual(2);
-    expect(f.message).toMatch(/lat\/lon/);
-  });
+  it.each(['Kandy to Galle', 'Kandy, Galle', 'Ella or Mirissa', 'Negombo Colombo Jaffna'])(
+    'when "%s" names unrelated places, then it is ambiguous and lists them',
+    (name) => {
+      const f = failure({ name });
+      expect(f.reason).toBe('ambiguous');
+      expect(f.candidates?.length).toBeGreaterThanOrEqual(2);
+      expect(f.message).toMatch(/lat\/lon/);
+    },
+  );
 
   it.each(['Paris', 'Hotel California', 'xyzzy', '12345', '!!!', 'කොළඹ'])('when "%s" names no known place, then it is unknown', (name) => {
     expect(failure({ name }).reason).toBe('unknown');
@@ -172,7 +183,12 @@ describe('resolvePlace by coordinates', () => {
   });
 
   it('when lat/lon come with the airport name or code near the pin, then the point is an airport', () => {
-    expect(resolved({ lat: 7.1745, lon: 79.8866, iata: 'CMB' })).toMatchObject({ kind: 'airport', iata: 'CMB', name: 'Bandaranaike International Airport', source: 'coordinates' });
+    expect(resolved({ lat: 7.1745, lon: 79.8866, iata: 'CMB' })).toMatchObject({
+      kind: 'airport',
+      iata: 'CMB',
+      name: 'Bandaranaike International Airport',
+      source: 'coordinates',
+    });
     expect(resolved({ lat: 7.1745, lon: 79.8866, name: 'BIA arrivals' })).toMatchObject({ kind: 'airport', iata: 'CMB', name: 'BIA arrivals' });
   });
 
@@ -213,7 +229,12 @@ describe('resolvePlace by coordinates', () => {
 
 describe('resolvePlace determinism', () => {
   it('when the same input is resolved twice, then the results are equal', () => {
-    for (const input of [{ name: 'Cinnamon Grand, 77 Galle Road, Colombo 03' }, { iata: 'CMB' }, { lat: 7, lon: 80.5, name: 'x' }, { name: 'Kandy to Galle' }]) {
+    for (const input of [
+      { name: 'Cinnamon Grand, 77 Galle Road, Colombo 03' },
+      { iata: 'CMB' },
+      { lat: 7, lon: 80.5, name: 'x' },
+      { name: 'Kandy to Galle' },
+    ]) {
       expect(resolvePlace(input)).toEqual(resolvePlace(input));
     }
   });

@@ -23,7 +23,10 @@ describe('Every contract operation has exactly one handler', () => {
       customizeAjv: (ajv) => (addFormats(ajv as never), ajv),
     });
     await api.init();
-    const ids = api.getOperations().map((o) => o.operationId).sort();
+    const ids = api
+      .getOperations()
+      .map((o) => o.operationId)
+      .sort();
     expect(Object.keys(handlers).sort()).toEqual(ids);
   });
 });

@@ -16,7 +16,20 @@ async function surfaceReturning(body: unknown, mode: 'enforce' | 'log' | 'off') 
   const logged: unknown[] = [];
   const logger = makeLogger('silent');
   logger.error = ((obj: unknown) => void logged.push(obj)) as typeof logger.error;
-  const deps: Deps = { config: testConfig({ RESPONSE_VALIDATION: mode }), db: null as never, clock: systemClock, logger, lifecycle: { draining: false }, keys: new KeyCache(), recent: new RecentBookingFacts(), marketplaceNotices: () => ({}), fleet: new FleetCapacity(), resolveHost: async () => [], limits: { anonymous: new MemoryTokenBuckets({ requestsPerSecond: 1, burst: 1 }), emptyPartners: new EmptyBuckets() }, metrics: new Metrics() };
+  const deps: Deps = {
+    config: testConfig({ RESPONSE_VALIDATION: mode }),
+    db: null as never,
+    clock: systemClock,
+    logger,
+    lifecycle: { draining: false },
+    keys: new KeyCache(),
+    recent: new RecentBookingFacts(),
+    marketplaceNotices: () => ({}),
+    fleet: new FleetCapacity(),
+    resolveHost: async () => [],
+    limits: { anonymous: new MemoryTokenBuckets({ requestsPerSecond: 1, burst: 1 }), emptyPartners: new EmptyBuckets() },
+    metrics: new Metrics(),
+  };
   const surface = await createSurface(
     {
       name: 'transfers',
@@ -24,7 +37,12 @@ async function surfaceReturning(body: unknown, mode: 'enforce' | 'log' | 'off') 
       apiRoot: '/transfers/v1',
       operations: {
         getPing: async () => ({ status: 200, body }),
-        ...Object.fromEntries(['createQuote', 'createBooking', 'getBooking', 'cancelBooking', 'expireOffer', 'pauseSandboxAccount', 'resumeSandboxAccount'].map((id) => [id, async () => ({ status: 500 })])),
+        ...Object.fromEntries(
+          ['createQuote', 'createBooking', 'getBooking', 'cancelBooking', 'expireOffer', 'pauseSandboxAccount', 'resumeSandboxAccount'].map((id) => [
+            id,
+            async () => ({ status: 500 }),
+          ]),
+        ),
       },
       authenticate: async (ctx) => ((ctx.env = 'sandbox'), true),
       unauthorized: () => new AppError('unauthorized', 'no'),
@@ -33,7 +51,15 @@ async function surfaceReturning(body: unknown, mode: 'enforce' | 'log' | 'off') 
     },
     deps,
   );
-  const ctx = new RequestContext({ requestId: 'req_1', surface: 'transfers', deps, method: 'GET', url: '/transfers/v1/ping', headers: {}, rawBody: Buffer.alloc(0) });
+  const ctx = new RequestContext({
+    requestId: 'req_1',
+    surface: 'transfers',
+    deps,
+    method: 'GET',
+    url: '/transfers/v1/ping',
+    headers: {},
+    rawBody: Buffer.alloc(0),
+  });
   const result = await surface.handle(ctx);
   return { result, logged };
 }

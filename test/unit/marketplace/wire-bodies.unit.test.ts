@@ -19,7 +19,11 @@ describe('Marketplace wire bodies, made from domain outcomes', () => {
     );
     // A brand not in our list (registered before it was checked): sent without an id.
     const other = marketplaceNoticeBody({ kind: 'driver_info', orderId: 'INT-1', driver: { name: 'A', phone: '1' }, vehicle: { ...vehicle, brand: 'Tata' } });
-    expect(other).toEqual({ order_id: 'INT-1', driver: { name: 'A', phone: '1' }, vehicle: { brand: 'Tata', model: 'Axio', plate: 'CBG-7781', color: 'white' } });
+    expect(other).toEqual({
+      order_id: 'INT-1',
+      driver: { name: 'A', phone: '1' },
+      vehicle: { brand: 'Tata', model: 'Axio', plate: 'CBG-7781', color: 'white' },
+    });
   });
 
   it('when positions and a no-show are sent, then their times are local Sri Lanka time', () => {
@@ -36,7 +40,10 @@ describe('Marketplace wire bodies, made from domain outcomes', () => {
   });
 
   it('when an order is confirmed, declined or its change answered, then the bodies are as the marketplace expects them', () => {
-    expect(marketplaceNoticeBody({ kind: 'confirm_order', orderId: 'INT-3', supplierOrderId: 'MO-ABCDEFGH' })).toEqual({ order_id: 'INT-3', supplier_order_id: 'MO-ABCDEFGH' });
+    expect(marketplaceNoticeBody({ kind: 'confirm_order', orderId: 'INT-3', supplierOrderId: 'MO-ABCDEFGH' })).toEqual({
+      order_id: 'INT-3',
+      supplier_order_id: 'MO-ABCDEFGH',
+    });
     expect(marketplaceNoticeBody({ kind: 'decline_order', orderId: 'INT-3', reason: 'price_mismatch', comment: 'Too low.' })).toEqual({
       order_id: 'INT-3',
       reason: 'price_mismatch',
@@ -86,7 +93,11 @@ describe('Marketplace wire bodies, made from domain outcomes', () => {
     expect(JSON.stringify(orderAck({ ...answer, state: 'declined', declineReason: 'no_vehicle', stale: true }))).toBe(
       '{"status":"OK","order_id":"INT-4","supplier_order_id":"MO-1","order_state":"declined","decline_reason":"no_vehicle","stale":true}',
     );
-    expect(changeAnswer({ kind: 'change_refused', reason: 'route_unknown', message: 'Not located.' })).toEqual({ status: 'NO_VEHICLE', error: 'Not located.', reason: 'route_unknown' });
+    expect(changeAnswer({ kind: 'change_refused', reason: 'route_unknown', message: 'Not located.' })).toEqual({
+      status: 'NO_VEHICLE',
+      error: 'Not located.',
+      reason: 'route_unknown',
+    });
   });
 
   it('when the listing is loaded, then every fleet vehicle is listed under a brand of our brand list', () => {

@@ -112,7 +112,10 @@ describe('quoteJourney offers and journey type', () => {
 
   it('when the currency is EUR or LKR, then each offer is its USD fare converted once at the given rate', () => {
     const usd = quoted({ pickup: CMB, dropoff: KANDY });
-    for (const [currency, rate] of [['EUR', 92n], ['LKR', 30050n]] as const) {
+    for (const [currency, rate] of [
+      ['EUR', 92n],
+      ['LKR', 30050n],
+    ] as const) {
       const r = quoted({ pickup: CMB, dropoff: KANDY, currency });
       for (const o of r.offers) {
         const usdMinor = BigInt(priceOf(usd, o.vehicle.code) ?? 0);

@@ -17,17 +17,30 @@ describe('Marketplace request signature', () => {
     // printf '%s' 'http://marketplace.test/apiin/1001/booking/INT-700123/test-private-key' | sha1sum
     ['a GET (empty body)', 'http://marketplace.test/apiin/1001/booking/INT-700123/', '', 'ffeeda80b6c3b1f1f7ede953ecdfd22122b8496c'],
     // printf '%s' 'https://supplier.example.lk/marketplace/booking/update/{"order_id":"INT-9","comment":"Zoë – කොළඹ → யாழ்ப்பாணம்"}test-private-key' | sha1sum
-    ['non-ASCII text (hashed as UTF-8)', 'https://supplier.example.lk/marketplace/booking/update/', '{"order_id":"INT-9","comment":"Zoë – කොළඹ → யாழ்ப்பாணம்"}', '77359326a78eeed26fb6ef89d542cde7ada2886f'],
+    [
+      'non-ASCII text (hashed as UTF-8)',
+      'https://supplier.example.lk/marketplace/booking/update/',
+      '{"order_id":"INT-9","comment":"Zoë – කොළඹ → யாழ்ப்பாணம்"}',
+      '77359326a78eeed26fb6ef89d542cde7ada2886f',
+    ],
     // { printf '%s' 'http://marketplace.test/apiin/1001/booking/A%2FB%20C/?lang=si'; printf 'caf\xe9'; printf '%s' 'test-private-key'; } | sha1sum
-    ['raw bytes that are not UTF-8, and an escaped path with a query', 'http://marketplace.test/apiin/1001/booking/A%2FB%20C/?lang=si', Buffer.from([0x63, 0x61, 0x66, 0xe9]), 'e718536a192aaec0e9d0305db009e2cae372ca2a'],
+    [
+      'raw bytes that are not UTF-8, and an escaped path with a query',
+      'http://marketplace.test/apiin/1001/booking/A%2FB%20C/?lang=si',
+      Buffer.from([0x63, 0x61, 0x66, 0xe9]),
+      'e718536a192aaec0e9d0305db009e2cae372ca2a',
+    ],
   ];
 
-  it.each(VECTORS)('when signing %s, then it is the lowercase hex SHA-1 over URL + raw body bytes + key computed outside the code', (_name, url, body, expected) => {
-    expect(signMarketplaceRequest(url, body, KEY)).toBe(expected);
-    // A string body and its UTF-8 bytes sign alike; the verifier accepts the known answer.
-    if (typeof body === 'string') expect(signMarketplaceRequest(url, Buffer.from(body, 'utf8'), KEY)).toBe(expected);
-    expect(verifyMarketplaceSignature(url, body, KEY, expected)).toEqual({ ok: true });
-  });
+  it.each(VECTORS)(
+    'when signing %s, then it is the lowercase hex SHA-1 over URL + raw body bytes + key computed outside the code',
+    (_name, url, body, expected) => {
+      expect(signMarketplaceRequest(url, body, KEY)).toBe(expected);
+      // A string body and its UTF-8 bytes sign alike; the verifier accepts the known answer.
+      if (typeof body === 'string') expect(signMarketplaceRequest(url, Buffer.from(body, 'utf8'), KEY)).toBe(expected);
+      expect(verifyMarketplaceSignature(url, body, KEY, expected)).toEqual({ ok: true });
+    },
+  );
 
   it('when the signature is right (any letter case), then it verifies', () => {
     const sig = VECTORS[0][3];

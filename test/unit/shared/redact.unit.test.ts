@@ -26,7 +26,14 @@ describe('Redaction before the audit log', () => {
   });
 
   it('when bodies hold keys or secrets, then they are redacted deeply and the rest is kept as it is', () => {
-    expect(redactBody({ key: 'svc_sk_test_abcdef123456_XYZ', nested: [{ token: 't', note: 'a\u0000b' }], text: 'use svc_sk_live_abcdef123456_XYZ', hook: 'whsec_c2VjcmV0' })).toEqual({
+    expect(
+      redactBody({
+        key: 'svc_sk_test_abcdef123456_XYZ',
+        nested: [{ token: 't', note: 'a\u0000b' }],
+        text: 'use svc_sk_live_abcdef123456_XYZ',
+        hook: 'whsec_c2VjcmV0',
+      }),
+    ).toEqual({
       key: `svc_sk_test_abcdef123456_${REDACTED}`,
       nested: [{ token: REDACTED, note: 'a\u0000b' }],
       text: `use svc_sk_live_abcdef123456_${REDACTED}`,

@@ -41,7 +41,11 @@ export const deactivateDriver: OpsHandler<'deactivateDriver'> = async (call, ctx
 
 export const listJobs: OpsHandler<'listJobs'> = async (call, ctx) => {
   const q = call.query;
-  const data = await list(ctx.sql, { date: q.date, status: q.status, bookingRef: q.booking_ref, orderId: q.order_id, limit: Number(q.limit ?? 200) }, ctx.deps.clock.now());
+  const data = await list(
+    ctx.sql,
+    { date: q.date, status: q.status, bookingRef: q.booking_ref, orderId: q.order_id, limit: Number(q.limit ?? 200) },
+    ctx.deps.clock.now(),
+  );
   const body = { data };
   // Pollers (the console's dispatch board) send the ETag back: an unchanged list is a 304 with no body.
   const etag = weakETag(body);

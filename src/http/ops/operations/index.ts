@@ -6,7 +6,20 @@ import { deleteVehicleCode, listVehicleCodes, putVehicleCode } from './vehicle-c
 import { listAudit } from './audit';
 import { listOutbox, retryOutboxMessage } from './outbox';
 import { disableWebhookEndpoint, enableWebhookEndpoint, listWebhookEndpoints } from './webhooks';
-import { assignJob, completeJob, createDriver, createVehicle, deactivateDriver, deactivateVehicle, getJob, listDrivers, listJobs, listVehicles, reportJobLocation, reportNoShow } from './fleet';
+import {
+  assignJob,
+  completeJob,
+  createDriver,
+  createVehicle,
+  deactivateDriver,
+  deactivateVehicle,
+  getJob,
+  listDrivers,
+  listJobs,
+  listVehicles,
+  reportJobLocation,
+  reportNoShow,
+} from './fleet';
 
 /** operationId → handler. A test checks these keys equal the contract's operations. */
 export const operations = {

@@ -7,9 +7,15 @@ export const listPartners: OpsHandler<'listPartners'> = async (_call, ctx) => ({
 
 export const getPartner: OpsHandler<'getPartner'> = async (call, ctx) => ({ status: 200, body: await get(ctx.sql, call.params.partner_id) });
 
-export const pausePartner: OpsHandler<'pausePartner'> = async (call, ctx) => ({ status: 200, body: await setPaused(await ctx.tx(), call.params.partner_id, true) });
+export const pausePartner: OpsHandler<'pausePartner'> = async (call, ctx) => ({
+  status: 200,
+  body: await setPaused(await ctx.tx(), call.params.partner_id, true),
+});
 
-export const resumePartner: OpsHandler<'resumePartner'> = async (call, ctx) => ({ status: 200, body: await setPaused(await ctx.tx(), call.params.partner_id, false) });
+export const resumePartner: OpsHandler<'resumePartner'> = async (call, ctx) => ({
+  status: 200,
+  body: await setPaused(await ctx.tx(), call.params.partner_id, false),
+});
 
 export const putPartnerRateLimit: OpsHandler<'putPartnerRateLimit'> = async (call, ctx) => ({
   status: 200,

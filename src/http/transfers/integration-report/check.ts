@@ -31,6 +31,11 @@ export function runCheck(check: Check, rows: TrafficRequest[]): Requirement {
   });
   const status: RequirementStatus = failures.length ? 'fail' : passes.length ? 'pass' : 'not_seen';
   const { texts } = check;
-  const detail = status === 'fail' ? texts.fail.replace('{n}', String(failures.length)) : status === 'pass' ? texts.pass.replace('{n}', String(passes.length)) : texts.notSeen;
+  const detail =
+    status === 'fail'
+      ? texts.fail.replace('{n}', String(failures.length))
+      : status === 'pass'
+        ? texts.pass.replace('{n}', String(passes.length))
+        : texts.notSeen;
   return { id: check.id, title: check.title, status, detail, evidence: (failures.length ? failures : passes).slice(-MAX_EVIDENCE) };
 }

@@ -21,14 +21,27 @@ import { bookingsReadBack } from './bookings-read-back';
 export type { Evidence, IntegrationReport, Requirement, RequirementId, RequirementStatus, TrafficRequest } from './report-types';
 
 /** The requirements, in the order the report lists them. */
-const CHECKS: readonly Check[] = [idempotencyKeyOnBookings, retryReusesKey, retryAfterHonoured, noBlind4xxRetries, expiredOffersRequoted, declinesHandled, bookingsReadBack];
+const CHECKS: readonly Check[] = [
+  idempotencyKeyOnBookings,
+  retryReusesKey,
+  retryAfterHonoured,
+  noBlind4xxRetries,
+  expiredOffersRequoted,
+  declinesHandled,
+  bookingsReadBack,
+];
 
 /** How far back a report reads by default, and how many requests at most (the latest). */
 export const DEFAULT_WINDOW_MS = 7 * 24 * 3600_000;
 export const MAX_REQUESTS = 5_000;
 
 /** The report for a partner's sandbox traffic since `since` (default: 7 days ago). Sandbox only. */
-export async function integrationReport(db: Sql, scope: { partnerId: string; env: 'sandbox' | 'production' }, since: Date | undefined, now: Date): Promise<IntegrationReport> {
+export async function integrationReport(
+  db: Sql,
+  scope: { partnerId: string; env: 'sandbox' | 'production' },
+  since: Date | undefined,
+  now: Date,
+): Promise<IntegrationReport> {
   sandboxOnly(scope.env);
   const from = since ?? new Date(now.getTime() - DEFAULT_WINDOW_MS);
   const rows = await partnerTraffic(db, scope.partnerId, scope.env, from, MAX_REQUESTS);

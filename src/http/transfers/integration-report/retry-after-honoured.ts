@@ -35,7 +35,10 @@ function judgeRetry(rows: TrafficRequest[], i: number, again: TrafficRequest, { 
     return;
   }
   // Backoff: in a run of retryable answers to one operation, the waits must grow, not stay flat.
-  const previous = rows.slice(0, i).reverse().find((x) => sameOperation(x, r));
+  const previous = rows
+    .slice(0, i)
+    .reverse()
+    .find((x) => sameOperation(x, r));
   if (previous && throttled(previous)) {
     const before = r.at.getTime() - answeredAt(previous);
     if (waited + RETRY_AFTER_SLACK_MS < before) {

@@ -8,12 +8,13 @@ const RETRY_WINDOW_MS = 10 * 60_000;
 export const pathOf = (r: TrafficRequest) => r.path.split('?')[0].replace(/\/+$/, '');
 
 export const header = (h: Record<string, unknown>, name: string): string | undefined => {
-  for (const [k, v] of Object.entries(h)) if (k.toLowerCase() === name) return v === undefined || v === null ? undefined : typeof v === 'string' ? v : JSON.stringify(v);
+  for (const [k, v] of Object.entries(h))
+    if (k.toLowerCase() === name) return v === undefined || v === null ? undefined : typeof v === 'string' ? v : JSON.stringify(v);
   return undefined;
 };
 
 export const errorOf = (r: TrafficRequest): { code?: string; details?: Record<string, unknown> } =>
-  ((r.responseBody as { error?: { code?: string; details?: Record<string, unknown> } } | null)?.error ?? {});
+  (r.responseBody as { error?: { code?: string; details?: Record<string, unknown> } } | null)?.error ?? {};
 
 export const answeredAt = (r: TrafficRequest) => r.at.getTime() + r.durationMs;
 export const isBooking = (r: TrafficRequest) => r.method === 'POST' && pathOf(r) === '/transfers/v1/bookings';

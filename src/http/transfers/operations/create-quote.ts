@@ -2,7 +2,11 @@ import { createQuote as quote } from '../../../domain/quotes/create-quote';
 import type { TransfersHandler } from './types';
 
 export const createQuote: TransfersHandler<'createQuote'> = async (call, ctx) => {
-  const { quote: body, write, bookable } = await quote(ctx.partner, ctx.env, call.body, {
+  const {
+    quote: body,
+    write,
+    bookable,
+  } = await quote(ctx.partner, ctx.env, call.body, {
     now: ctx.deps.clock.now(),
     fx: ctx.deps.config.fxFromUsd,
     freeClasses: (from, to) => ctx.deps.fleet.freeClasses(ctx.sql, from, to),

@@ -8,7 +8,15 @@ import { pauseSandboxAccount, resumeSandboxAccount } from './sandbox-account';
 import { advanceSandboxBooking } from './advance-booking';
 import { getContractJson, getContractYaml, getPostmanCollection } from './contract';
 import { getIntegrationReport } from './integration-report';
-import { createWebhookEndpoint, deleteWebhookEndpoint, listEvents, listWebhookEndpoints, redeliverEvent, rotateWebhookSecret, testWebhookEndpoint } from './webhooks';
+import {
+  createWebhookEndpoint,
+  deleteWebhookEndpoint,
+  listEvents,
+  listWebhookEndpoints,
+  redeliverEvent,
+  rotateWebhookSecret,
+  testWebhookEndpoint,
+} from './webhooks';
 
 /** operationId → handler. A test checks these keys equal the contract's operations. */
 export const operations = {

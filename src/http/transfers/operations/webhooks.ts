@@ -11,7 +11,10 @@ export const createWebhookEndpoint: TransfersHandler<'createWebhookEndpoint'> = 
   return { status: 201, body: await createEndpoint(await ctx.tx(), scope(ctx), { url, events: call.body.events }, ctx.deps.clock.now()) };
 };
 
-export const listWebhookEndpoints: TransfersHandler<'listWebhookEndpoints'> = async (_call, ctx) => ({ status: 200, body: await listPartnerEndpoints(ctx.sql, scope(ctx)) });
+export const listWebhookEndpoints: TransfersHandler<'listWebhookEndpoints'> = async (_call, ctx) => ({
+  status: 200,
+  body: await listPartnerEndpoints(ctx.sql, scope(ctx)),
+});
 
 export const deleteWebhookEndpoint: TransfersHandler<'deleteWebhookEndpoint'> = async (call, ctx) => ({
   status: 200,
