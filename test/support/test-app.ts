@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Knex } from 'knex';
 import { loadConfig, type Config } from '../../src/config/env';
 import { makeKnex, migrateLatest } from '../../src/data/knex';
+import { migratedTemplate } from './pglite-template';
 import { startServer, type RunningServer } from '../../src/server';
 import { ManualClock, type Clock } from '../../src/shared/clock';
 import type { Resolve } from '../../src/domain/webhooks/targets';
@@ -40,7 +41,7 @@ export function testConfig(overrides: Record<string, string | undefined> = {}): 
 export async function freshDatabase(env: Record<string, string | undefined> = {}): Promise<TestDatabase> {
   const schema = process.env.DATABASE_URL ? `t_${randomBytes(6).toString('hex')}` : undefined;
   const config = testConfig({ ...env, DATABASE_SCHEMA: schema });
-  const db = makeKnex(config);
+  const db = makeKnex(config, process.env.DATABASE_URL ? {} : { from: await migratedTemplate(config) });
   await migrateLatest(db, schema);
   return {
     db,
