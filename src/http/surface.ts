@@ -262,7 +262,9 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
     if (intercepted) return intercepted;
     // A refusal (AppError) propagates to the pipeline, which rolls back what the handler wrote before answering it.
     ctx.shape = (r) => respond(ctx, route, r);
-    return respond(ctx, route, await opts.operations[call.operationId](call, ctx));
+    const result = await opts.operations[call.operationId](call, ctx);
+    // An answer the operation committed itself was shaped (and checked against the contract) then.
+    return ctx.committed ?? respond(ctx, route, result);
   }
 
   return {

@@ -105,6 +105,8 @@ export class RequestContext {
   committer?: (r: HandlerResult) => Promise<'committed' | 'lost'>;
   /** Set by the surface: an operation's answer as it will be sent (decorated, checked against the contract). */
   shape?: (r: HandlerResult) => HandlerResult;
+  /** The answer committed by commitNow, already shaped: what the request sends. */
+  committed?: HandlerResult;
   private opening?: Promise<OpenTx>;
   private opened?: OpenTx;
 
@@ -137,9 +139,12 @@ export class RequestContext {
    * happen, or lost a uniqueness race; nothing was committed and the operation decides again. Anything else that
    * stops the commit ends the request (thrown to the pipeline).
    */
-  commitNow(r: HandlerResult): Promise<'committed' | 'lost'> {
+  async commitNow(r: HandlerResult): Promise<'committed' | 'lost'> {
     if (!this.committer) throw new Error('commitNow outside a request pipeline');
-    return this.committer(this.shape ? this.shape(r) : r);
+    const shaped = this.shape ? this.shape(r) : r;
+    const outcome = await this.committer(shaped);
+    if (outcome === 'committed') this.committed = shaped;
+    return outcome;
   }
 
   /** The transaction, if a handler opened one. */
@@ -165,6 +170,7 @@ export class RequestContext {
     this.authenticated = undefined;
     this.simulated = undefined;
     this.shape = undefined;
+    this.committed = undefined;
     this.owed = [];
     this.freshCredentials = true;
   }
