@@ -58,10 +58,11 @@ async function seed(knex: Knex.Transaction, partnerId: string, size: GrowthSize,
   for (let from = 0; from < size.quotes; from += chunk) {
     const to = Math.min(size.quotes, from + chunk);
     await run(
-      `insert into quotes (quote_id, partner_id, env, request, currency, journey_type, pickup, dropoff, distance_km, duration_min, pickup_at, created_at, expires_at)
+      `insert into quotes (quote_id, partner_id, env, request, currency, journey_type, pickup, dropoff, distance_km, duration_min, pickup_at, created_at, expires_at, terms)
        select md5(:tag || '-quote-' || g), :partner, 'production', '{"pickup": {"iata": "CMB"}, "dropoff": {"name": "Kandy"}, "pickup_datetime": "2026-12-01T09:30:00+05:30"}'::jsonb,
               'USD', 'arrival', '{"name": "Bandaranaike International Airport", "iata": "CMB", "lat": 7.17, "lon": 79.88}'::jsonb,
-              '{"name": "Kandy", "lat": 7.29, "lon": 80.63}'::jsonb, 110.2, 150, now() + interval '10 days', now() - (g % 10080) * interval '1 minute', now() - (g % 10080) * interval '1 minute' + interval '30 minutes'
+              '{"name": "Kandy", "lat": 7.29, "lon": 80.63}'::jsonb, 110.2, 150, now() + interval '10 days', now() - (g % 10080) * interval '1 minute', now() - (g % 10080) * interval '1 minute' + interval '30 minutes',
+              '{"version": 1, "cancellation_fees": [{"hours_before": 12, "percent": 50}, {"hours_before": 2, "percent": 100}], "no_show_percent": 100, "price_adjustment_percent": 0}'::jsonb
        from generate_series(:from::int, :to::int) g`,
       from,
       to,
@@ -81,12 +82,12 @@ async function seed(knex: Knex.Transaction, partnerId: string, size: GrowthSize,
     await run(
       `insert into bookings (booking_ref, partner_id, env, partner_reference, quote_id, offer_id, status, vehicle, vehicle_code, vehicle_name, amount_minor, currency,
                              pickup, dropoff, pickup_datetime, pickup_at, journey_type, adults, luggage, passenger, flight_number, meeting_instructions, emergency_phone,
-                             request_id, created_at, event_seq)
+                             request_id, created_at, event_seq, terms)
        select upper(substr(md5(:tag || '-booking-' || g), 1, 10)), :partner, 'production', upper(:tag) || '-' || g, md5(:tag || '-quote-' || g), md5(:tag || '-offer-' || g || '-0'), 'confirmed',
               'standard_car', 'standard_car', 'Standard Car or similar', 6380, 'USD',
               '{"name": "Bandaranaike International Airport", "iata": "CMB", "lat": 7.17, "lon": 79.88}'::jsonb, '{"name": "Kandy", "lat": 7.29, "lon": 80.63}'::jsonb,
               '2026-12-01T09:30:00+05:30', now() + (g % 300) * interval '1 day', 'arrival', 2, 2, '{"first_name": "Seed", "last_name": "Passenger"}'::jsonb, 'UL504',
-              'Meet at arrivals.', '+94 11 234 5678', 'req_' || :tag || '_' || g, now() - (g % 30) * interval '1 day', 1
+              'Meet at arrivals.', '+94 11 234 5678', 'req_' || :tag || '_' || g, now() - (g % 30) * interval '1 day', 1, '{"version": 1, "cancellation_fees": [{"hours_before": 12, "percent": 50}, {"hours_before": 2, "percent": 100}], "no_show_percent": 100, "price_adjustment_percent": 0}'::jsonb
        from generate_series(:from::int, :to::int) g`,
       from,
       to,

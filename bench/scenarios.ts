@@ -10,6 +10,7 @@ import { auditedStatement, type AuditEntry } from '../src/data/repositories/audi
 import { keyStillValid } from '../src/data/repositories/partners-repository';
 import { newBookingWrite } from '../src/data/repositories/bookings-repository';
 import { createQuote } from '../src/domain/quotes/create-quote';
+import { DEFAULT_TERMS } from '../src/domain/terms/terms';
 import { decideBooking } from '../src/domain/bookings/booking-decision';
 import { newBookingEvent } from '../src/domain/webhooks/events';
 import { bookingView } from '../src/domain/bookings/booking-view';
@@ -73,7 +74,14 @@ export interface CeilingContext {
   offers: Array<[string, string]>;
 }
 
-const PARTNER = (c: CeilingContext) => ({ partnerId: c.partnerId, currency: 'USD' as const, paused: false, vocabulary: new Map<string, string>() });
+const TERMS = { version: 1, ...DEFAULT_TERMS, cancellation_fees: [...DEFAULT_TERMS.cancellation_fees] };
+const PARTNER = (c: CeilingContext) => ({
+  partnerId: c.partnerId,
+  currency: 'USD' as const,
+  paused: false,
+  vocabulary: new Map<string, string>(),
+  terms: TERMS,
+});
 const FX = { USD: '1', EUR: '0.92', LKR: '300' };
 
 /** One request's statement for a scenario. */
@@ -114,6 +122,8 @@ export async function ceilingStatement(id: ScenarioId, c: CeilingContext): Promi
         pickupAt: new Date(now.getTime() + 3 * 86400_000),
         request: { pickup: { iata: 'CMB' } as { name?: string }, dropoff: { name: 'Kandy' }, pickup_datetime: pickupInDays(3) },
         durationMin: 150,
+        terms: TERMS,
+        extras: [],
       };
       const ctx = { now, paused: false, requestId: `req_${randomBytes(12).toString('hex')}`, emergencyPhone: '+94 11 234 5678' };
       const d = decideBooking({ offer, consumed: false }, { partnerId: c.partnerId, env: 'production' }, input, ctx);

@@ -80,10 +80,12 @@ export function auditRequestHeaders(headers: Record<string, unknown>, refused: b
   return jsonbText(redacted)!;
 }
 
-export function auditResponseBody(text: string, document?: Document): string | null {
+export function auditResponseBody(text: string, document?: Document, contentType?: string): string | null {
   if (document)
     return jsonbText({ $document: document.contentType, bytes: document.bytes.length, sha256: createHash('sha256').update(document.bytes).digest('hex') });
   if (!text) return null;
+  // Text that is not JSON (a CSV statement) is kept whole, as a JSON string.
+  if (contentType) return jsonbText(mayHoldSecrets(text) ? redactText(text) : text);
   if (!mayHoldSecrets(text)) return text;
   return jsonbText(redactBody(JSON.parse(text)));
 }

@@ -45,5 +45,7 @@ export interface Verbatim {
   rawBody: string;
   body?: undefined;
   headers?: Record<string, string>;
+  /** Bytes that are not JSON (a statement as CSV, which the contract lists as text/csv). */
+  contentType?: string;
   write?: Write;
 }

@@ -5,7 +5,7 @@ import { AppError, type ErrorCode, type ErrorHints } from '../shared/errors';
  * otherwise says so in its own errors.ts). The Transfers contract lists these codes in its Error schema; a unit
  * test holds the two together.
  */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 410 | 413 | 414 | 429 | 500 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 405 | 408 | 409 | 410 | 412 | 413 | 414 | 428 | 429 | 500 | 503;
 
 export const ERROR_STATUS: Readonly<Record<ErrorCode, ErrorStatus>> = {
   invalid_request: 400,
@@ -19,9 +19,12 @@ export const ERROR_STATUS: Readonly<Record<ErrorCode, ErrorStatus>> = {
   already_exists: 409,
   assignment_conflict: 409,
   vehicle_too_small: 409,
+  vehicle_lacks_equipment: 409,
   job_conflict: 409,
   endpoint_disabled: 409,
   offer_expired: 410,
+  precondition_failed: 412,
+  precondition_required: 428,
   payload_too_large: 413,
   uri_too_long: 414,
   rate_limited: 429,

@@ -173,7 +173,7 @@ export function pipeline(surface: Surface, deps: Deps) {
         requestHeaders: auditRequestHeaders(req.headers, refused),
         requestBody: auditRequestBody(ctx, refused),
         responseHeaders: jsonbText(redactHeaders(s.headers))!,
-        responseBody: auditResponseBody(s.text, s.document),
+        responseBody: auditResponseBody(s.text, s.document, s.contentType),
         durationMs: msSince(started),
         client: clientAddress ?? null,
         operatorId: ctx.operator?.operatorId ?? null,
@@ -233,7 +233,7 @@ function send(res: ServerResponse, r: Sent): void {
     return;
   }
   if (r.text) {
-    res.setHeader('Content-Type', 'application/json; charset=utf-8');
+    res.setHeader('Content-Type', r.contentType ?? 'application/json; charset=utf-8');
     res.setHeader('Content-Length', Buffer.byteLength(r.text));
   }
   res.setHeader('Cache-Control', 'no-store');

@@ -1,6 +1,7 @@
 import type { OpenTx, Sql, Tx } from '../data/database';
 import type { Write } from '../data/write';
 import type { Deps } from '../deps';
+import type { SaleTerms } from '../domain/terms/terms';
 
 export type SurfaceName = 'transfers' | 'console' | 'ops' | 'ops-console' | 'marketplace' | 'metrics' | 'webhooks' | 'none';
 export type Env = 'sandbox' | 'production';
@@ -13,6 +14,8 @@ export interface AuthenticatedPartner {
   keyId: string;
   /** The partner's vehicle codes → our fleet codes. */
   vocabulary: ReadonlyMap<string, string>;
+  /** The partner's terms in force: they price its quotes. */
+  terms: SaleTerms;
   /** The partner's rate limit in this environment, when an operator set one. */
   rateLimit?: { requestsPerSecond: number; burst: number };
   /** The version of all the above as this request knows it (asserted at commit; see KeyCache). */
@@ -51,6 +54,8 @@ export interface HandlerResult {
   headers?: Record<string, string>;
   /** Sent verbatim instead of serialising `body` (idempotent replays are byte for byte). */
   rawBody?: string;
+  /** The content type of `rawBody` when it is not JSON (a statement as CSV); audited as a JSON string. */
+  contentType?: string;
   /**
    * A document instead of JSON (a page, a script, the contract itself): sent with its own content type. The audit
    * row keeps its content type, size and SHA-256, not its bytes.

@@ -39,7 +39,16 @@ export function operator(baseUrl: string) {
       };
       const r = await op('POST', '/vehicles', { body });
       if (r.status !== 201) throw new Error(`createVehicle ${r.status} ${r.text}`);
-      return r.body as { vehicle_id: string; fleet_code: string; plate: string; brand: string; model: string; colour: string; active: boolean };
+      return r.body as {
+        vehicle_id: string;
+        fleet_code: string;
+        plate: string;
+        brand: string;
+        model: string;
+        colour: string;
+        equipment: Record<string, number>;
+        active: boolean;
+      };
     },
     async driver(name = 'Test Driver', phone = '+94770000000') {
       const r = await op('POST', '/drivers', { body: { name, phone } });

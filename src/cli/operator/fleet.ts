@@ -1,7 +1,7 @@
 /** `vocab`, `vehicle` and `driver`: partners' vehicle codes, and the fleet's vehicles and drivers. */
 import type { Command } from 'commander';
 import { id, query, type Cli, type Schemas } from './api';
-import { table } from './output';
+import { fields, table } from './output';
 
 export function registerFleet(program: Command, cli: Cli): void {
   registerVocab(program, cli);
@@ -57,13 +57,32 @@ function registerVehicles(program: Command, { api, print }: Cli): void {
     .option('--active', 'active ones only')
     .action(async (o: { fleetCode?: string; active?: boolean }) => {
       const r = await api('listVehicles', 'GET', `/vehicles${query({ fleet_code: o.fleetCode, active: o.active ? 'true' : undefined })}`);
-      print(r, () => table(r.data, ['vehicle_id', 'fleet_code', 'plate', 'brand', 'model', 'colour', 'active']));
+      const rows = r.data.map((v) => ({ ...v, seats: seats(v.equipment) }));
+      print(r, () => table(rows, ['vehicle_id', 'fleet_code', 'plate', 'brand', 'model', 'colour', 'seats', 'active']));
+    });
+  vehicle
+    .command('equipment <vehicle_id>')
+    .description('the seats a vehicle carries (kinds not given: none)')
+    .option('--infant-seat <n>', 'infant seats', Number)
+    .option('--child-seat <n>', 'child seats', Number)
+    .option('--booster-seat <n>', 'booster seats', Number)
+    .action(async (v: string, o: { infantSeat?: number; childSeat?: number; boosterSeat?: number }) => {
+      const body = { infant_seat: o.infantSeat ?? 0, child_seat: o.childSeat ?? 0, booster_seat: o.boosterSeat ?? 0 };
+      const r = await api('putVehicleEquipment', 'PUT', `/vehicles/${id(v)}/equipment`, body);
+      print(r, () => fields({ vehicle_id: r.vehicle_id, plate: r.plate, seats: seats(r.equipment) }));
     });
   vehicle
     .command('deactivate <vehicle_id>')
     .description('take a vehicle out of service')
     .action(async (v: string) => print(await api('deactivateVehicle', 'POST', `/vehicles/${id(v)}/deactivate`)));
 }
+
+/** "2 child, 1 booster" (or "none"). */
+const seats = (e: Schemas['EquipmentCounts']) =>
+  Object.entries(e)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${n} ${k.replace('_seat', '')}`)
+    .join(', ') || 'none';
 
 function registerDrivers(program: Command, { api, print }: Cli): void {
   const driver = program.command('driver').description('the drivers');

@@ -1,6 +1,6 @@
-/** `partner`: partner accounts, their pause and their rate limits. */
+/** `partner`: partner accounts, their pause, rate limits, terms and statements. */
 import type { Command } from 'commander';
-import { environment, id, type Body, type Cli, type Schemas } from './api';
+import { environment, id, query, type Body, type Cli, type Schemas } from './api';
 import { fields, table } from './output';
 
 export function registerPartners(program: Command, cli: Cli): void {
@@ -41,6 +41,70 @@ export function registerPartners(program: Command, cli: Cli): void {
     .option('--burst <n>', 'the most requests at once (default: twice the rate, at least 1)')
     .option('--none', 'remove the limit (no limit is the default)')
     .action((p: string, o: RateLimitOptions, cmd: Command) => setRateLimit(cli, p, o, cmd));
+  partner
+    .command('terms <partner_id>')
+    .description("show the partner's terms, or make a new version of them (options not given stay as they are)")
+    .option('--fee <hours:percent>', 'a cancellation fee of percent from hours before pickup (repeat it; --fee none: free until pickup)', collect, [])
+    .option('--no-show <percent>', 'what a no-show is billed, in percent of the price')
+    .option('--adjust <percent>', "the partner's rate against the rate card (-10: 10 % below)")
+    .action((p: string, o: TermsOptions, cmd: Command) => terms(cli, p, o, cmd));
+  partner
+    .command('statement <partner_id>')
+    .description('what we bill the partner for the pickups of a range of days (Sri Lanka dates, both included)')
+    .requiredOption('--env <sandbox|production|test|live>', 'the environment')
+    .requiredOption('--from <YYYY-MM-DD>', 'the first pickup date')
+    .requiredOption('--to <YYYY-MM-DD>', 'the last pickup date (at most 92 days on)')
+    .action(async (p: string, o: { env: string; from: string; to: string }) => {
+      const r = await api('getPartnerStatement', 'GET', `/partners/${id(p)}/statements${query({ env: environment(o.env), from: o.from, to: o.to })}`);
+      print(r, () => {
+        const lines = table(r.lines, ['booking_ref', 'partner_reference', 'pickup_datetime', 'status', 'price', 'cancellation_fee', 'amount_due', 'final']);
+        return `${lines}\n${fields({ currency: r.currency, bookings: r.totals.bookings, amount_due: r.totals.amount_due, final_amount_due: r.totals.final_amount_due })}`;
+      });
+    });
+}
+
+const collect = (value: string, previous: string[]) => [...previous, value];
+
+interface TermsOptions {
+  fee: string[];
+  noShow?: string;
+  adjust?: string;
+}
+
+async function terms({ api, print }: Cli, p: string, o: TermsOptions, cmd: Command): Promise<void> {
+  const show = (t: Schemas['PartnerTerms']) =>
+    print(t, () =>
+      fields({
+        partner_id: t.partner_id,
+        version: t.version,
+        effective_from: t.effective_from,
+        cancellation_fees: t.cancellation_fees.length
+          ? t.cancellation_fees.map((f) => `${f.percent} % from ${f.hours_before} h before pickup`).join('; ')
+          : 'none',
+        no_show: `${t.no_show_percent} %`,
+        price_adjustment: `${t.price_adjustment_percent} %`,
+      }),
+    );
+  const current = await api('getPartnerTerms', 'GET', `/partners/${id(p)}/terms`);
+  if (!o.fee.length && o.noShow === undefined && o.adjust === undefined) return show(current);
+  const number = (flag: string, v: string) => {
+    const n = Number(v);
+    if (v.trim() === '' || !Number.isFinite(n)) cmd.error(`error: ${flag} must be a number, not "${v}"`);
+    return n;
+  };
+  const fees = o.fee.includes('none')
+    ? []
+    : o.fee.map((f) => {
+        const [hours, percent] = f.split(':');
+        if (percent === undefined) cmd.error(`error: --fee takes hours:percent (e.g. 12:50), not "${f}"`);
+        return { hours_before: number('--fee hours', hours), percent: number('--fee percent', percent) };
+      });
+  const body: Body<'putPartnerTerms'> = {
+    cancellation_fees: o.fee.length ? fees : current.cancellation_fees,
+    no_show_percent: o.noShow !== undefined ? number('--no-show', o.noShow) : current.no_show_percent,
+    price_adjustment_percent: o.adjust !== undefined ? number('--adjust', o.adjust) : current.price_adjustment_percent,
+  };
+  show(await api('putPartnerTerms', 'PUT', `/partners/${id(p)}/terms`, body));
 }
 
 interface RateLimitOptions {

@@ -1,8 +1,10 @@
 import { sql, type Sql, type Tx } from '../database';
 import { combine, runWrite, type Write } from '../write';
+import { isUniqueViolation } from '../errors';
 import { storeWrite, type Completion, type IdempotencyScope, type StoredResponse } from './idempotency-repository';
 import { jobWrite, type JobRecord } from './jobs-repository';
 import { eventWrite, type NewEvent } from './webhook-events-repository';
+import type { StoredExtra, StoredTerms } from './quotes-repository';
 
 export type Env = 'sandbox' | 'production';
 /** A place as the quote located it. */
@@ -20,6 +22,8 @@ export interface BookingRow {
   partnerReference: string;
   quoteId: string;
   offerId: string;
+  /** 1 when made; each amendment and priced change adds one (the ETag). */
+  version: number;
   status: BookingStatus;
   driver: DriverSnapshot | null;
   vehicle: string;
@@ -33,15 +37,23 @@ export interface BookingRow {
   pickupAt: Date;
   journeyType: 'arrival' | 'departure' | 'point_to_point';
   adults: number;
+  children: number;
   luggage: number;
+  /** Seats for children, priced (included in amountMinor). */
+  extras: StoredExtra[];
   passenger: { first_name: string; last_name: string; email?: string; phone?: string };
   flightNumber: string | null;
+  notes: string | null;
+  /** The terms it was sold under (a priced change takes its change quote's). */
+  terms: StoredTerms;
   meetingInstructions: string;
   emergencyPhone: string;
   createdAt: Date;
   cancelledAt: Date | null;
   completedAt: Date | null;
   noShowAt: Date | null;
+  /** What the cancellation cost (set when cancelled). */
+  cancellationFeeMinor: number | null;
   /** The sequence number of the booking's latest webhook event (1 for `booking.confirmed`). */
   eventSeq: number;
 }
@@ -64,6 +76,10 @@ export interface OfferForBooking {
   pickupAt: Date;
   request: { pickup: { name?: string }; dropoff: { name?: string }; pickup_datetime: string };
   durationMin: number | null;
+  /** The partner's terms that priced it. */
+  terms: StoredTerms;
+  /** The seats asked for, priced (included in amountMinor). */
+  extras: StoredExtra[];
 }
 
 /** Column → field, in one place for every way a booking is read or written. */
@@ -74,6 +90,7 @@ const BOOKING = {
   partnerReference: 'partner_reference',
   quoteId: 'quote_id',
   offerId: 'offer_id',
+  version: 'version',
   status: 'status',
   driver: 'driver',
   vehicle: 'vehicle',
@@ -87,15 +104,20 @@ const BOOKING = {
   pickupAt: 'pickup_at',
   journeyType: 'journey_type',
   adults: 'adults',
+  children: 'children',
   luggage: 'luggage',
+  extras: 'extras',
   passenger: 'passenger',
   flightNumber: 'flight_number',
+  notes: 'notes',
+  terms: 'terms',
   meetingInstructions: 'meeting_instructions',
   emergencyPhone: 'emergency_phone',
   createdAt: 'created_at',
   cancelledAt: 'cancelled_at',
   completedAt: 'completed_at',
   noShowAt: 'no_show_at',
+  cancellationFeeMinor: 'cancellation_fee_minor',
   eventSeq: 'event_seq',
 } as const satisfies Record<keyof BookingRow, string>;
 const FIELDS = Object.keys(BOOKING) as Array<keyof BookingRow>;
@@ -106,7 +128,10 @@ const bookingColumns = (alias: string) => FIELDS.map((f) => `${alias}.${BOOKING[
 /** A booking read as JSON (dates come back as text): the types the rest of the code expects. */
 type Dated<T, K extends keyof T> = Omit<T, K> & { [P in K]: T[P] extends Date ? string : T[P] extends Date | null ? string | null : T[P] };
 /** A booking as json_build_object returns it: timestamps as text, the amount as a number or text. */
-type BookingJson = Dated<BookingRow, 'pickupAt' | 'createdAt' | 'cancelledAt' | 'completedAt' | 'noShowAt'> & { amountMinor: number | string };
+type BookingJson = Dated<BookingRow, 'pickupAt' | 'createdAt' | 'cancelledAt' | 'completedAt' | 'noShowAt'> & {
+  amountMinor: number | string;
+  cancellationFeeMinor: number | string | null;
+};
 
 function fromJson(j: BookingJson | null): BookingRow | undefined {
   if (!j) return undefined;
@@ -114,6 +139,7 @@ function fromJson(j: BookingJson | null): BookingRow | undefined {
   return {
     ...j,
     amountMinor: Number(j.amountMinor),
+    cancellationFeeMinor: j.cancellationFeeMinor === null ? null : Number(j.cancellationFeeMinor),
     pickupAt: new Date(j.pickupAt),
     createdAt: new Date(j.createdAt),
     cancelledAt: at(j.cancelledAt),
@@ -122,13 +148,14 @@ function fromJson(j: BookingJson | null): BookingRow | undefined {
   };
 }
 
-const fromRow = (r: BookingRow | undefined): BookingRow | undefined => (r ? { ...r, amountMinor: Number(r.amountMinor) } : undefined);
+const fromRow = (r: BookingRow | undefined): BookingRow | undefined =>
+  r ? { ...r, amountMinor: Number(r.amountMinor), cancellationFeeMinor: r.cancellationFeeMinor === null ? null : Number(r.cancellationFeeMinor) } : undefined;
 
 const OFFER_JSON = `json_build_object(
   'offerId', o.offer_id, 'quoteId', o.quote_id, 'vehicle', o.vehicle, 'vehicleCode', o.vehicle_code, 'vehicleName', o.vehicle_name,
   'maxPassengers', o.max_passengers, 'maxLuggage', o.max_luggage, 'amountMinor', o.amount_minor, 'currency', o.currency,
   'expiresAt', o.expires_at, 'journeyType', q.journey_type, 'pickup', q.pickup, 'dropoff', q.dropoff, 'pickupAt', q.pickup_at,
-  'request', q.request, 'durationMin', q.duration_min)`;
+  'request', q.request, 'durationMin', q.duration_min, 'terms', q.terms, 'extras', q.extras)`;
 
 export interface BookingFacts {
   /** The stored outcome of this Idempotency-Key, if any. */
@@ -148,7 +175,7 @@ const facts = sql(`
        from idempotency_keys i
        where i.partner_id = $1 and i.env = $2 and i.operation = 'createBooking' and i.idempotency_key = $3) as stored,
     (select ${bookingJson('b')} from bookings b where b.partner_id = $1 and b.env = $2 and b.partner_reference = $4) as by_reference,
-    (select ${OFFER_JSON} from offers o join quotes q on q.quote_id = o.quote_id where o.offer_id = $5 and o.partner_id = $1 and o.env = $2) as offer,
+    (select ${OFFER_JSON} from offers o join quotes q on q.quote_id = o.quote_id where o.offer_id = $5 and o.partner_id = $1 and o.env = $2 and q.booking_ref is null) as offer,
     exists (select 1 from bookings c where c.offer_id = $5) as consumed`);
 
 interface FactsRow {
@@ -173,6 +200,38 @@ export async function bookingFacts(
   };
 }
 
+/** An offer of a change quote of this booking, with the party it was quoted for and whether the change quote was applied. */
+export interface ChangeOffer extends OfferForBooking {
+  appliedAt: Date | null;
+  passengers: { adults: number; children?: number; luggage?: number };
+}
+
+const changeOffer = sql(`
+  select ${OFFER_JSON} as offer, q.applied_at as "appliedAt", q.request->'passengers' as passengers
+  from offers o join quotes q on q.quote_id = o.quote_id
+  where o.offer_id = $1 and q.quote_id = $2 and q.booking_ref = $3 and q.partner_id = $4 and q.env = $5`);
+
+export async function findChangeOffer(
+  db: Sql,
+  scope: { partnerId: string; env: Env },
+  q: { bookingRef: string; changeQuoteId: string; offerId: string },
+): Promise<ChangeOffer | undefined> {
+  const [r] = await db.query<{ offer: Dated<OfferForBooking, 'expiresAt' | 'pickupAt'>; appliedAt: Date | null; passengers: ChangeOffer['passengers'] }>(
+    changeOffer,
+    [q.offerId, q.changeQuoteId, q.bookingRef, scope.partnerId, scope.env],
+  );
+  if (!r) return undefined;
+  const o = r.offer;
+  return {
+    ...o,
+    amountMinor: Number(o.amountMinor),
+    expiresAt: new Date(o.expiresAt),
+    pickupAt: new Date(o.pickupAt),
+    appliedAt: r.appliedAt,
+    passengers: r.passengers,
+  };
+}
+
 const INSERT_COLUMNS = [...FIELDS.map((f) => BOOKING[f]), 'request_id'];
 const CASTS: Partial<Record<keyof BookingRow, string>> = {
   amountMinor: 'bigint',
@@ -180,7 +239,12 @@ const CASTS: Partial<Record<keyof BookingRow, string>> = {
   dropoff: 'jsonb',
   pickupAt: 'timestamptz',
   adults: 'int',
+  children: 'int',
   luggage: 'int',
+  extras: 'jsonb',
+  terms: 'jsonb',
+  version: 'int',
+  cancellationFeeMinor: 'bigint',
   passenger: 'jsonb',
   createdAt: 'timestamptz',
   cancelledAt: 'timestamptz',
@@ -189,9 +253,10 @@ const CASTS: Partial<Record<keyof BookingRow, string>> = {
   noShowAt: 'timestamptz',
   eventSeq: 'int',
 };
+const JSONB = new Set(FIELDS.filter((f) => CASTS[f] === 'jsonb'));
 const INSERT_VALUES = [...FIELDS.map((f, i) => `$${i + 1}::${CASTS[f] ?? 'text'}`), `$${FIELDS.length + 1}::text`].join(', ');
 const insertParams = (b: BookingRow, requestId: string) => [
-  ...FIELDS.map((f) => (f === 'pickup' || f === 'dropoff' || f === 'passenger' || f === 'driver' ? (b[f] === null ? null : JSON.stringify(b[f])) : b[f])),
+  ...FIELDS.map((f) => (JSONB.has(f) ? (b[f] === null ? null : JSON.stringify(b[f])) : b[f])),
   requestId,
 ];
 
@@ -246,6 +311,27 @@ export function newBookingWrite(n: NewBooking): Write {
  */
 export const insertNewBooking = (tx: Tx, n: NewBooking): Promise<boolean> => runWrite(tx, newBookingWrite(n));
 
+/** What a change of a booking may rewrite: everything but who and what made it. */
+const MUTABLE = FIELDS.filter((f) => !['bookingRef', 'partnerId', 'env', 'partnerReference', 'createdAt'].includes(f));
+const saveChange = sql(`
+  update bookings set ${MUTABLE.map((f, i) => `${BOOKING[f]} = $${i + 2}::${CASTS[f] ?? 'text'}`).join(', ')}
+  where booking_ref = $1
+  returning ${bookingColumns('bookings')}`);
+
+/**
+ * Writes a changed booking (an amendment, a priced change, its driver released) under the row lock its reader took.
+ * 'offer_taken' when the offer it now holds is another booking's (bookings_offer_id_unique).
+ */
+export async function saveBookingChange(tx: Tx, b: BookingRow): Promise<BookingRow | 'offer_taken'> {
+  const values = MUTABLE.map((f) => (JSONB.has(f) ? (b[f] === null ? null : JSON.stringify(b[f])) : b[f]));
+  try {
+    return fromRow((await tx.savepoint((sp) => sp.query<BookingRow>(saveChange, [b.bookingRef, ...values])))[0])!;
+  } catch (e) {
+    if (isUniqueViolation(e, 'bookings_offer_id_unique')) return 'offer_taken';
+    throw e;
+  }
+}
+
 const byRef = sql(`select ${bookingColumns('b')} from bookings b where b.partner_id = $1 and b.env = $2 and b.booking_ref = $3`);
 const byRefForUpdate = sql(`${byRef.text} for update`);
 
@@ -254,12 +340,12 @@ export async function findBooking(db: Sql, scope: { partnerId: string; env: Env 
 }
 
 const cancel = sql(
-  `update bookings set status = 'cancelled', cancelled_at = $2, event_seq = event_seq + 1 where booking_ref = $1 returning event_seq as "eventSeq"`,
+  `update bookings set status = 'cancelled', cancelled_at = $2, cancellation_fee_minor = $3, event_seq = event_seq + 1 where booking_ref = $1 returning event_seq as "eventSeq"`,
 );
 
-/** Cancels the booking; returns the sequence number its event takes. */
-export async function markCancelled(tx: Sql, bookingRef: string, at: Date): Promise<number> {
-  return (await tx.query<{ eventSeq: number }>(cancel, [bookingRef, at]))[0].eventSeq;
+/** Cancels the booking at its fee; returns the sequence number its event takes. */
+export async function markCancelled(tx: Sql, bookingRef: string, at: Date, feeMinor: number): Promise<number> {
+  return (await tx.query<{ eventSeq: number }>(cancel, [bookingRef, at, feeMinor]))[0].eventSeq;
 }
 
 const dispatch = sql(`
@@ -278,4 +364,33 @@ export async function setDispatch(
   at: Date,
 ): Promise<BookingRow> {
   return fromRow((await tx.query<BookingRow>(dispatch, [bookingRef, status, driver ? JSON.stringify(driver) : null, at]))[0])!;
+}
+
+/** A booking as a statement reads it. */
+export interface StatementRow {
+  bookingRef: string;
+  partnerReference: string;
+  pickupDatetime: string;
+  status: BookingStatus;
+  amountMinor: number;
+  currency: BookingRow['currency'];
+  cancellationFeeMinor: number | null;
+  noShowPercent: number;
+}
+
+const statementRows = sql(`
+  select booking_ref as "bookingRef", partner_reference as "partnerReference", pickup_datetime as "pickupDatetime", status,
+         amount_minor as "amountMinor", currency, cancellation_fee_minor as "cancellationFeeMinor", (terms->>'no_show_percent')::int as "noShowPercent"
+  from bookings
+  where partner_id = $1 and env = $2 and pickup_at >= $3 and pickup_at < $4
+  order by pickup_at, booking_ref
+  limit $5`);
+
+/** A partner's bookings in one environment picked up in [from, to), by pickup time: at most `limit`. */
+export async function findStatementRows(db: Sql, scope: { partnerId: string; env: Env }, from: Date, to: Date, limit: number): Promise<StatementRow[]> {
+  return (await db.query<StatementRow>(statementRows, [scope.partnerId, scope.env, from, to, limit])).map((r) => ({
+    ...r,
+    amountMinor: Number(r.amountMinor),
+    cancellationFeeMinor: r.cancellationFeeMinor === null ? null : Number(r.cancellationFeeMinor),
+  }));
 }

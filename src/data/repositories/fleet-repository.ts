@@ -8,6 +8,8 @@ export interface VehicleRecord {
   brand: string;
   model: string;
   colour: string;
+  /** Seats carried, by kind (`{"child_seat": 2}`). */
+  equipment: Partial<Record<'infant_seat' | 'child_seat' | 'booster_seat', number>>;
   active: boolean;
   createdAt: Date;
 }
@@ -21,17 +23,28 @@ export interface DriverRecord {
   createdAt: Date;
 }
 
-const VEHICLE = `vehicle_id as "vehicleId", fleet_code as "fleetCode", plate, brand, model, colour, active, created_at as "createdAt"`;
+const VEHICLE = `vehicle_id as "vehicleId", fleet_code as "fleetCode", plate, brand, model, colour, equipment, active, created_at as "createdAt"`;
 const DRIVER = `driver_id as "driverId", name, phone, languages, active, created_at as "createdAt"`;
 
 const insertVehicleStmt = sql(`
-  insert into vehicles (vehicle_id, fleet_code, plate, brand, model, colour, created_at) values ($1, $2, $3, $4, $5, $6, $7)
+  insert into vehicles (vehicle_id, fleet_code, plate, brand, model, colour, equipment, created_at) values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8)
   returning ${VEHICLE}`);
 
 /** Registers a vehicle; 'plate_taken' when another vehicle has the same plate (spaces, dashes and case aside). */
 export async function insertVehicle(db: Sql, v: Omit<VehicleRecord, 'active'>): Promise<VehicleRecord | 'plate_taken'> {
   try {
-    return (await db.query<VehicleRecord>(insertVehicleStmt, [v.vehicleId, v.fleetCode, v.plate, v.brand, v.model, v.colour, v.createdAt]))[0];
+    return (
+      await db.query<VehicleRecord>(insertVehicleStmt, [
+        v.vehicleId,
+        v.fleetCode,
+        v.plate,
+        v.brand,
+        v.model,
+        v.colour,
+        JSON.stringify(v.equipment),
+        v.createdAt,
+      ])
+    )[0];
   } catch (e) {
     if (isUniqueViolation(e, 'vehicles_plate_unique')) return 'plate_taken';
     throw e;
@@ -58,6 +71,11 @@ const deactivateVehicleStmt = sql(
 );
 export async function deactivateVehicle(db: Sql, vehicleId: string, at: Date): Promise<VehicleRecord | undefined> {
   return (await db.query<VehicleRecord>(deactivateVehicleStmt, [vehicleId, at]))[0];
+}
+
+const equipStmt = sql(`update vehicles set equipment = $2::jsonb where vehicle_id = $1 returning ${VEHICLE}`);
+export async function setVehicleEquipment(db: Sql, vehicleId: string, equipment: VehicleRecord['equipment']): Promise<VehicleRecord | undefined> {
+  return (await db.query<VehicleRecord>(equipStmt, [vehicleId, JSON.stringify(equipment)]))[0];
 }
 
 const insertDriverStmt = sql(`insert into drivers (driver_id, name, phone, languages, created_at) values ($1, $2, $3, $4::text[], $5) returning ${DRIVER}`);
@@ -87,26 +105,30 @@ export async function fleetRegistered(db: Sql): Promise<boolean> {
   return (await db.query<{ registered: boolean }>(anyActive))[0].registered;
 }
 
-export interface Availability {
-  fleetCode: string;
-  vehicles: number;
-  /** The most jobs of the class running at any instant of the window. */
-  busiest: number;
-}
-
-const availabilityStmt = sql('select fleet_code as "fleetCode", vehicles, busiest from fleet_availability($1, $2)');
-
-/** Per active class: vehicles, and the most jobs running at once within [from, to). Classes with no vehicle are absent. */
-export async function availability(db: Sql, from: Date, to: Date): Promise<Availability[]> {
-  return db.query<Availability>(availabilityStmt, [from, to]);
-}
-
-const roomStmt = sql('select fleet_has_room($1, $2, $3) as room');
+const freeStmt = sql('select fleet_free_classes($1, $2, $3::jsonb, $4::bigint) as "fleetCode"');
 
 /**
- * Whether one more job of the class fits [from, to), under the class's lock until the transaction ends (so that of
- * two bookings racing for the last vehicle, the second sees the first).
+ * The classes with room for one more job in [from, to) needing `seats` (`{"child_seat": 1}`), leaving out job
+ * `exceptJob` (the job a change moves); classes with no active vehicle are absent.
  */
-export async function hasRoom(tx: Sql, fleetCode: string, from: Date, to: Date): Promise<boolean> {
-  return (await tx.query<{ room: boolean }>(roomStmt, [fleetCode, from, to]))[0].room;
+export async function freeClasses(db: Sql, from: Date, to: Date, seats: Record<string, number>, exceptJob: string | null): Promise<string[]> {
+  return (await db.query<{ fleetCode: string }>(freeStmt, [from, to, JSON.stringify(seats), exceptJob])).map((r) => r.fleetCode);
+}
+
+const roomStmt = sql('select fleet_has_room($1, $2, $3, $4::jsonb, $5::bigint) as room');
+
+/**
+ * Whether one more job of the class fits [from, to), with the seats it needs (and leaving out `exceptJob`, the job
+ * a change moves), under the class's lock until the transaction ends (so that of two bookings racing for the last
+ * vehicle, the second sees the first).
+ */
+export async function hasRoom(
+  tx: Sql,
+  fleetCode: string,
+  from: Date,
+  to: Date,
+  seats: Record<string, number> = {},
+  exceptJob: string | null = null,
+): Promise<boolean> {
+  return (await tx.query<{ room: boolean }>(roomStmt, [fleetCode, from, to, JSON.stringify(seats), exceptJob]))[0].room;
 }

@@ -25,9 +25,14 @@ export interface JobRecord {
   pickup: JobPlace;
   dropoff: JobPlace;
   adults: number;
+  children: number;
   luggage: number;
+  /** Seats the vehicle must carry, by kind (`{"child_seat": 1}`). */
+  seats: Partial<Record<'infant_seat' | 'child_seat' | 'booster_seat', number>>;
   passenger: { name: string; phone?: string | null };
   flightNumber: string | null;
+  /** The partner's notes for the driver. */
+  notes: string | null;
   meetingInstructions: string | null;
 }
 
@@ -37,14 +42,24 @@ export interface JobRow extends JobRecord {
   status: JobStatus;
   heldCode: string;
   driver: { driverId: string; name: string; phone: string } | null;
-  vehicle: { vehicleId: string; fleetCode: string; plate: string; brand: string; model: string; colour: string } | null;
+  vehicle: {
+    vehicleId: string;
+    fleetCode: string;
+    plate: string;
+    brand: string;
+    model: string;
+    colour: string;
+    equipment: Partial<Record<'infant_seat' | 'child_seat' | 'booster_seat', number>>;
+  } | null;
   lastLocation: { lat: number; lon: number; at: Date } | null;
+  /** Why a change released its driver and vehicle, until it is assigned again. */
+  released: { reason: string; at: Date } | null;
   version: number;
 }
 
 const COLUMNS =
-  'source, source_ref, env, status, fleet_code, held_code, pickup_at, ends_at, duration_min, pickup, dropoff, adults, luggage, passenger, flight_number, meeting_instructions, created_at, updated_at';
-const VALUES = `$1::text, $2::text, 'production', 'confirmed', $3::text, $3::text, $4::timestamptz, $5::timestamptz, $6::int, $7::jsonb, $8::jsonb, $9::int, $10::int, $11::jsonb, $12::text, $13::text, $14::timestamptz, $14::timestamptz`;
+  'source, source_ref, env, status, fleet_code, held_code, pickup_at, ends_at, duration_min, pickup, dropoff, adults, luggage, passenger, flight_number, meeting_instructions, created_at, updated_at, children, extras, notes';
+const VALUES = `$1::text, $2::text, 'production', 'confirmed', $3::text, $3::text, $4::timestamptz, $5::timestamptz, $6::int, $7::jsonb, $8::jsonb, $9::int, $10::int, $11::jsonb, $12::text, $13::text, $14::timestamptz, $14::timestamptz, $15::int, $16::jsonb, $17::text`;
 
 const params = (j: JobRecord, now: Date) => [
   j.source,
@@ -61,6 +76,9 @@ const params = (j: JobRecord, now: Date) => [
   j.flightNumber,
   j.meetingInstructions,
   now,
+  j.children,
+  JSON.stringify(j.seats),
+  j.notes,
 ];
 
 /** The job as part of a one-statement write; with `after`, only if that CTE produced a row (e.g. the booking). */
@@ -79,17 +97,19 @@ export async function insertJob(db: Sql, j: JobRecord, now: Date): Promise<strin
 
 const SELECT = `
   select j.job_id::text as "jobId", j.source, j.source_ref as "sourceRef", j.status, j.fleet_code as "fleetCode", j.held_code as "heldCode",
-         j.pickup_at as "pickupAt", j.ends_at as "endsAt", j.duration_min as "durationMin", j.pickup, j.dropoff, j.adults, j.luggage,
-         j.passenger, j.flight_number as "flightNumber", j.meeting_instructions as "meetingInstructions", j.version,
+         j.pickup_at as "pickupAt", j.ends_at as "endsAt", j.duration_min as "durationMin", j.pickup, j.dropoff, j.adults, j.children, j.luggage,
+         j.extras as seats, j.passenger, j.flight_number as "flightNumber", j.notes, j.meeting_instructions as "meetingInstructions", j.version,
+         case when j.released_reason is null then null else json_build_object('reason', j.released_reason, 'at', j.released_at) end as released,
          case when d.driver_id is null then null else json_build_object('driverId', d.driver_id, 'name', d.name, 'phone', d.phone) end as driver,
          case when v.vehicle_id is null then null else json_build_object('vehicleId', v.vehicle_id, 'fleetCode', v.fleet_code, 'plate', v.plate,
-           'brand', v.brand, 'model', v.model, 'colour', v.colour) end as vehicle,
+           'brand', v.brand, 'model', v.model, 'colour', v.colour, 'equipment', v.equipment) end as vehicle,
          case when j.last_located_at is null then null else json_build_object('lat', j.last_lat, 'lon', j.last_lon, 'at', j.last_located_at) end as "lastLocation"
   from jobs j left join drivers d on d.driver_id = j.driver_id left join vehicles v on v.vehicle_id = j.vehicle_id`;
 
 const fromRow = (r: JobRow): JobRow => ({
   ...r,
   lastLocation: r.lastLocation ? { ...r.lastLocation, at: new Date(r.lastLocation.at) } : null,
+  released: r.released ? { ...r.released, at: new Date(r.released.at) } : null,
 });
 
 const byId = sql(`${SELECT} where j.job_id = $1`);
@@ -157,32 +177,36 @@ export async function cancelJob(db: Sql, source: JobSource, sourceRef: string, n
 const rescheduleStmt = sql(`
   update jobs set fleet_code = $3, held_code = case when vehicle_id is null then $3 else held_code end, pickup_at = $4, ends_at = $5,
     duration_min = $6, pickup = $7::jsonb, dropoff = $8::jsonb, adults = $9, luggage = $10, passenger = $11::jsonb, flight_number = $12,
-    meeting_instructions = $13, updated_at = $14, version = version + 1
+    meeting_instructions = $13, updated_at = $14, children = $15, extras = $16::jsonb, notes = $17, version = version + 1
   where source = $1 and source_ref = $2`);
 
-const unassignStmt = sql(`
-  update jobs set status = 'confirmed', driver_id = null, vehicle_id = null, held_code = fleet_code, updated_at = $3, version = version + 1
+const releaseStmt = sql(`
+  update jobs set status = 'confirmed', driver_id = null, vehicle_id = null, held_code = fleet_code, released_reason = $4, released_at = $3,
+    updated_at = $3, version = version + 1
   where source = $1 and source_ref = $2 and status = 'driver_assigned'`);
 
 /**
- * Applies changed details to the job (the marketplace's change of an order). If the new window clashes with
- * another job of its driver or vehicle, the job is unassigned (back to `confirmed`, for the operator to dispatch
- * again) rather than the change refused: the order stands, the dispatch is ours to fix.
+ * Applies changed details to the job, in a savepoint: 'overlap' when its driver or vehicle holds another job that
+ * the new window overlaps (the database's exclusion constraints), and then nothing of it is applied.
  */
-export async function rescheduleJob(tx: Tx, j: JobRecord, now: Date): Promise<'kept' | 'unassigned'> {
+export async function rescheduleJob(tx: Tx, j: JobRecord, now: Date): Promise<'done' | 'overlap'> {
   try {
     await tx.savepoint((sp) => sp.query(rescheduleStmt, params(j, now)));
-    return 'kept';
+    return 'done';
   } catch (e) {
     if (!isExclusionViolation(e)) throw e;
-    await tx.query(unassignStmt, [j.source, j.sourceRef, now]);
-    await tx.query(rescheduleStmt, params(j, now));
-    return 'unassigned';
+    return 'overlap';
   }
 }
 
+/** Releases the job's driver and vehicle (back to `confirmed`, for an operator to assign again), saying why. */
+export async function releaseJob(tx: Sql, source: JobSource, sourceRef: string, reason: string, now: Date): Promise<void> {
+  await tx.query(releaseStmt, [source, sourceRef, now, reason]);
+}
+
 const assignStmt = sql(`
-  update jobs set driver_id = $2, vehicle_id = $3, held_code = $4, status = 'driver_assigned', assigned_at = $5, updated_at = $5, version = version + 1
+  update jobs set driver_id = $2, vehicle_id = $3, held_code = $4, status = 'driver_assigned', assigned_at = $5, updated_at = $5, version = version + 1,
+    released_reason = null, released_at = null
   where job_id = $1`);
 const conflictStmt = sql(`
   select j.job_id::text as "jobId", j.pickup_at as "pickupAt", j.ends_at as "endsAt" from jobs j, jobs me

@@ -2,6 +2,7 @@ import { sql, type Sql } from '../database';
 import type { Write } from '../write';
 import type { RateLimit } from './rate-limits-repository';
 import { ApiKeyModel, PartnerModel, VehicleCodeModel } from '../models/partner-model';
+import type { StoredTerms } from './quotes-repository';
 
 export type Env = 'sandbox' | 'production';
 export type Currency = 'USD' | 'EUR' | 'LKR';
@@ -41,6 +42,8 @@ export interface KeyWithPartner {
   paused: boolean;
   sandboxPaused: boolean;
   vocabulary: Record<string, string>;
+  /** The partner's terms in force (its quotes are priced with them). */
+  terms: StoredTerms;
   /** The partner's rate limits as stored (see rate-limits-repository.fromStored). */
   rateLimits: unknown;
   /** Bumped by the database whenever anything above (but the key's own fields) changes. */
@@ -49,12 +52,14 @@ export interface KeyWithPartner {
 
 const plain = <T>(m: object): T => ({ ...m }) as T;
 
-// One indexed lookup per request: the key, its partner, and the vocabulary quoting needs.
+// One indexed lookup per request: the key, its partner, and the vocabulary and terms quoting needs.
 const keyWithPartner = sql(`
   select k.key_id as "keyId", k.env, k.secret_hash as "secretHash", k.revoked_at as "revokedAt", k.last_used_at as "lastUsedAt",
          p.partner_id as "partnerId", p.name, p.currency, p.paused, p.sandbox_paused as "sandboxPaused", p.auth_version::text as "authVersion", p.rate_limits as "rateLimits",
-         coalesce((select json_object_agg(v.code, v.vehicle) from partner_vehicle_codes v where v.partner_id = p.partner_id), '{}'::json) as vocabulary
-  from api_keys k join partners p on p.partner_id = k.partner_id
+         coalesce((select json_object_agg(v.code, v.vehicle) from partner_vehicle_codes v where v.partner_id = p.partner_id), '{}'::json) as vocabulary,
+         json_build_object('version', t.version, 'cancellation_fees', t.cancellation_fees, 'no_show_percent', t.no_show_percent,
+           'price_adjustment_percent', t.price_adjustment_percent::float8) as terms
+  from api_keys k join partners p on p.partner_id = k.partner_id join partner_terms t on t.partner_id = p.partner_id and t.version = p.terms_version
   where k.key_id = $1`);
 
 export async function findKeyWithPartner(db: Sql, keyId: string): Promise<KeyWithPartner | undefined> {

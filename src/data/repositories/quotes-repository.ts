@@ -1,6 +1,21 @@
 import { sql, type Sql } from '../database';
 import type { Write } from '../write';
 
+/** The partner's terms as a quote or booking keeps them (the sale's own copy: later terms never change it). */
+export interface StoredTerms {
+  version: number;
+  cancellation_fees: Array<{ hours_before: number; percent: number }>;
+  no_show_percent: number;
+  price_adjustment_percent: number;
+}
+
+/** Seats as sold, for all of them in the sale's currency. */
+export interface StoredExtra {
+  code: 'infant_seat' | 'child_seat' | 'booster_seat';
+  quantity: number;
+  amount_minor: number;
+}
+
 export interface QuoteRecord {
   quoteId: string;
   partnerId: string;
@@ -16,6 +31,12 @@ export interface QuoteRecord {
   pickupAt: Date;
   declinedReason: string | null;
   declined: unknown;
+  /** The partner's terms that priced it. */
+  terms: StoredTerms;
+  /** The seats asked for, priced (the same for every offer; included in each offer's amount). */
+  extras: StoredExtra[];
+  /** Set for a change quote: the booking it prices a change of. */
+  bookingRef: string | null;
   createdAt: Date;
   expiresAt: Date;
 }
@@ -41,12 +62,12 @@ const json = (v: unknown) => (v === null || v === undefined ? null : JSON.string
 export function quoteWrite(q: QuoteRecord, offers: readonly OfferRecord[]): Write {
   return {
     ctes: [
-      `quote_in as (insert into quotes (quote_id, partner_id, env, request, currency, journey_type, pickup, dropoff, distance_km, duration_min, pickup_at, declined_reason, declined, created_at, expires_at)
-        values ($1::text, $2::text, $3::text, $4::jsonb, $5::text, $6::text, $7::jsonb, $8::jsonb, $9::numeric, $10::int, $11::timestamptz, $12::text, $13::jsonb, $14::timestamptz, $15::timestamptz)
+      `quote_in as (insert into quotes (quote_id, partner_id, env, request, currency, journey_type, pickup, dropoff, distance_km, duration_min, pickup_at, declined_reason, declined, created_at, expires_at, terms, extras, booking_ref)
+        values ($1::text, $2::text, $3::text, $4::jsonb, $5::text, $6::text, $7::jsonb, $8::jsonb, $9::numeric, $10::int, $11::timestamptz, $12::text, $13::jsonb, $14::timestamptz, $15::timestamptz, $16::jsonb, $17::jsonb, $18::text)
         returning quote_id, partner_id, env, currency, expires_at)`,
       `offers_in as (insert into offers (offer_id, quote_id, partner_id, env, position, vehicle, vehicle_code, vehicle_name, vehicle_class, max_passengers, max_luggage, amount_minor, currency, expires_at)
         select o.offer_id, q.quote_id, q.partner_id, q.env, (o.n - 1)::smallint, o.vehicle, o.vehicle_code, o.vehicle_name, o.vehicle_class, o.max_passengers, o.max_luggage, o.amount_minor, q.currency, q.expires_at
-        from quote_in q cross join unnest($16::text[], $17::text[], $18::text[], $19::text[], $20::text[], $21::int[], $22::int[], $23::bigint[])
+        from quote_in q cross join unnest($19::text[], $20::text[], $21::text[], $22::text[], $23::text[], $24::int[], $25::int[], $26::bigint[])
           with ordinality as o(offer_id, vehicle, vehicle_code, vehicle_name, vehicle_class, max_passengers, max_luggage, amount_minor, n)
         returning 1)`,
     ],
@@ -66,6 +87,9 @@ export function quoteWrite(q: QuoteRecord, offers: readonly OfferRecord[]): Writ
       json(q.declined),
       q.createdAt,
       q.expiresAt,
+      json(q.terms),
+      json(q.extras),
+      q.bookingRef,
       offers.map((o) => o.offerId),
       offers.map((o) => o.vehicle),
       offers.map((o) => o.vehicleCode),
@@ -76,6 +100,35 @@ export function quoteWrite(q: QuoteRecord, offers: readonly OfferRecord[]): Writ
       offers.map((o) => o.amountMinor),
     ],
   };
+}
+
+/** A place as a quote request gave it. */
+export interface RequestedPlace {
+  name?: string;
+  iata?: string;
+  lat?: number;
+  lon?: number;
+}
+
+/** The journey a quote was asked for (its request as stored: the contract's QuoteRequest). */
+export interface StoredQuoteRequest {
+  pickup: RequestedPlace;
+  dropoff: RequestedPlace;
+  pickup_datetime: string;
+}
+
+const requestOf = sql(`select request from quotes where quote_id = $1`);
+
+/** The request a quote was made for (the journey a booking's current quote describes). */
+export async function findQuoteRequest(db: Sql, quoteId: string): Promise<StoredQuoteRequest | undefined> {
+  return (await db.query<{ request: StoredQuoteRequest }>(requestOf, [quoteId]))[0]?.request;
+}
+
+const applied = sql(`update quotes set applied_at = $2 where quote_id = $1 and applied_at is null returning 1`);
+
+/** Marks a change quote applied; false when it already was (a change quote changes its booking once). */
+export async function markChangeQuoteApplied(tx: Sql, quoteId: string, at: Date): Promise<boolean> {
+  return (await tx.query(applied, [quoteId, at])).length > 0;
 }
 
 const expire = sql(`

@@ -3,16 +3,13 @@ import type { Write } from '../../data/write';
 import { bookingFacts, insertNewBooking, newBookingWrite, type BookingRow, type NewBooking } from '../../data/repositories/bookings-repository';
 import { hasRoom } from '../../data/repositories/fleet-repository';
 import * as keys from '../../data/repositories/idempotency-repository';
-import { jsonFingerprint } from '../../shared/canonical-json';
 import { AppError } from '../../shared/errors';
 import { newBookingEvent } from '../webhooks/events';
 import { decideBooking, type BookingDecision, type BookingInput, type DecisionContext, type Scope } from './booking-decision';
+import { claim, fingerprint, keptUntil, keyOf, refused, replayOf, storableError, type Answer, type Refused, type Replayed } from './idempotency';
 import type { RecentBookingFacts } from './recent';
 
-/** How long a key is kept at the least, whatever the booking. */
-export const MIN_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
-/** Kept until this long after the pickup time. */
-export const AFTER_PICKUP_MS = 24 * 60 * 60 * 1000;
+export type { Answer };
 
 export interface BookOffer {
   scope: Scope;
@@ -25,15 +22,9 @@ export type BookOfferOutcome =
   | { kind: 'created'; booking: BookingRow }
   /** The booking already made under this partner_reference; `differs` names how this request differs from it. */
   | { kind: 'existing'; booking: BookingRow; differs: Array<'offer_id' | 'cancelled'> }
-  | { kind: 'refused'; error: AppError }
+  | Refused
   /** The answer stored against this Idempotency-Key by an earlier request, to be sent again byte for byte. */
-  | { kind: 'replayed'; answer: { status: number; body: string }; originalRequestId: string };
-
-/** The bytes an outcome is answered with, as the caller will receive them (stored with the key, replayed as is). */
-export interface Answer {
-  status: number;
-  body: string;
-}
+  | Replayed;
 
 /** What booking needs of the request that serves it. */
 export interface BookingSession extends DecisionContext {
@@ -68,12 +59,11 @@ export interface BookingSession extends DecisionContext {
  * An invalid request is never stored against its key, so retrying it with the same key is safe.
  */
 export async function bookOffer(req: BookOffer, s: BookingSession): Promise<BookOfferOutcome> {
-  const key = req.idempotencyKey ? { ...req.scope, operation: 'createBooking', key: req.idempotencyKey } : undefined;
-  // Same body = same JSON value: key order and whitespace do not matter.
-  const print = key ? jsonFingerprint(req.input) : '';
+  const key = keyOf(req.scope, 'createBooking', req.idempotencyKey);
+  const print = key ? fingerprint(req.input) : '';
 
   const known = key && s.recent.completedKey(req.scope, key.key);
-  if (known) return replayed(known, print, s);
+  if (known) return replayOf(known, print, s.keyWaitMs);
 
   // An offer this instance quoted books without a read when the rules say "book". What memory cannot know (the
   // offer booked or the reference used elsewhere, the key stored by another request, the expiry moved) is settled by
@@ -85,7 +75,7 @@ export async function bookOffer(req: BookOffer, s: BookingSession): Promise<Book
     const facts = await bookingFacts(s.db, req.scope, { idempotencyKey: key?.key, partnerReference: req.input.partner_reference, offerId: req.input.offer_id });
     if (key && facts.stored) {
       s.recent.rememberKey(req.scope, key.key, facts.stored);
-      return replayed(facts.stored, print, s);
+      return replayOf(facts.stored, print, s.keyWaitMs);
     }
     decision = decideBooking(facts, req.scope, req.input, s);
   }
@@ -107,12 +97,8 @@ export async function bookOffer(req: BookOffer, s: BookingSession): Promise<Book
 async function bookCarefully(req: BookOffer, key: keys.IdempotencyScope | undefined, print: string, s: BookingSession): Promise<BookOfferOutcome> {
   const tx = await s.tx();
   if (key) {
-    const claim = await keys.claimKey(tx, key, print, s.requestId, s.now, new Date(s.now.getTime() + MIN_RETENTION_MS));
-    if (claim === 'busy') return refused(inProgress(s.keyWaitMs));
-    if (claim === 'taken') {
-      const earlier = await keys.findStored(tx, key);
-      return earlier ? replayed(earlier, print, s) : refused(inProgress(s.keyWaitMs));
-    }
+    const earlier = await claim(tx, key, print, s);
+    if (earlier) return earlier;
   }
   const outcome = await bookInTransaction(tx, req, s);
   const stored = key && storable(outcome) ? { scope: key, fingerprint: print, completion: completion(s.answer(outcome), outcome, s.now) } : undefined;
@@ -162,19 +148,12 @@ function outcomeOf(d: BookingDecision, input: BookingInput): BookOfferOutcome {
   return { kind: 'existing', booking: d.booking, differs };
 }
 
-const refused = (error: AppError): BookOfferOutcome => ({ kind: 'refused', error });
-
 /** Outcomes worth replaying are decisions: an invalid request is not, so retrying it with the same key is safe. */
-const storable = (o: BookOfferOutcome) => o.kind !== 'replayed' && !(o.kind === 'refused' && o.error.code === 'invalid_request');
+const storable = (o: BookOfferOutcome) => o.kind !== 'replayed' && !(o.kind === 'refused' && !storableError(o.error));
 
 const completion = (a: Answer, o: BookOfferOutcome, now: Date): keys.Completion => {
   const booking = o.kind === 'created' || o.kind === 'existing' ? o.booking : undefined;
-  return {
-    status: a.status,
-    body: a.body,
-    bookingRef: booking?.bookingRef ?? null,
-    expiresAt: new Date(Math.max(now.getTime() + MIN_RETENTION_MS, (booking?.pickupAt.getTime() ?? 0) + AFTER_PICKUP_MS)),
-  };
+  return { status: a.status, body: a.body, bookingRef: booking?.bookingRef ?? null, expiresAt: keptUntil(now, booking?.pickupAt) };
 };
 
 /** Once committed, this instance remembers the key's answer. */
@@ -187,26 +166,6 @@ function remember(stored: { scope: keys.IdempotencyScope; fingerprint: string; c
     requestId: s.requestId,
   });
 }
-
-function replayed(stored: keys.StoredResponse, print: string, s: BookingSession): BookOfferOutcome {
-  if (stored.fingerprint !== print) return refused(mismatch(stored.requestId));
-  if (stored.responseStatus === null || stored.responseBody === null) return refused(inProgress(s.keyWaitMs));
-  return { kind: 'replayed', answer: { status: stored.responseStatus, body: stored.responseBody }, originalRequestId: stored.requestId };
-}
-
-const inProgress = (waitMs: number) =>
-  new AppError(
-    'idempotency_conflict',
-    `A request with this Idempotency-Key is still in progress after ${Math.round(waitMs / 1000)} s; retry with the same key to receive its result.`,
-    { reason: 'in_progress' },
-    { retryAfterSeconds: 1 },
-  );
-
-const mismatch = (originalRequestId: string) =>
-  new AppError('idempotency_conflict', 'This Idempotency-Key was already used with a different request body.', {
-    reason: 'body_mismatch',
-    original_request_id: originalRequestId,
-  });
 
 const fleetFull = (d: Extract<BookingDecision, { kind: 'book' }>) =>
   new AppError(

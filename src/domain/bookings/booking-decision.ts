@@ -4,13 +4,14 @@ import { AppError, invalidRequest, notFound } from '../../shared/errors';
 import { bookingRef as newBookingRef } from '../../shared/ids';
 import { jobEndsAt } from '../fleet/job-window';
 import { meetingInstructions } from './meeting-instructions';
+import { seatCounts } from '../pricing/extras';
 
 export interface BookingInput {
   quote_id: string;
   offer_id: string;
   partner_reference: string;
   passenger: { first_name: string; last_name: string; email?: string; phone?: string };
-  passengers: { adults: number; luggage?: number };
+  passengers: { adults: number; children?: number; luggage?: number };
   flight_number?: string;
 }
 
@@ -86,28 +87,40 @@ export function decideBooking(facts: Omit<BookingFacts, 'stored'>, scope: Scope,
   }
   if (facts.consumed) return { kind: 'refused', error: offerConsumed(input.offer_id) };
   const luggage = input.passengers.luggage ?? 0;
-  if (input.passengers.adults > offer.maxPassengers || luggage > offer.maxLuggage) {
+  const children = input.passengers.children ?? 0;
+  const adults = input.passengers.adults;
+  if (adults + children > offer.maxPassengers || luggage > offer.maxLuggage) {
+    const party = `${adults} adults${children ? `, ${children} children` : ''}, ${luggage} bags`;
     return {
       kind: 'refused',
       error: new AppError(
         'booking_conflict',
-        `The party (${input.passengers.adults} adults, ${luggage} bags) does not fit the offered ${offer.vehicleName} ` +
-          `(${offer.maxPassengers} passengers, ${offer.maxLuggage} bags); quote again for this party.`,
-        { reason: 'party_exceeds_vehicle', adults: input.passengers.adults, luggage, max_passengers: offer.maxPassengers, max_luggage: offer.maxLuggage },
+        `The party (${party}) does not fit the offered ${offer.vehicleName} (${offer.maxPassengers} passengers, ${offer.maxLuggage} bags); quote again for this party.`,
+        { reason: 'party_exceeds_vehicle', adults, children, luggage, max_passengers: offer.maxPassengers, max_luggage: offer.maxLuggage },
       ),
+    };
+  }
+  const seats = offer.extras.reduce((n, e) => n + e.quantity, 0);
+  if (seats > children) {
+    return {
+      kind: 'refused',
+      error: invalidRequest(`The request is invalid: the offer has ${seats} children's seats, for more children than passengers.children (${children}).`, [
+        { field: 'passengers.children', message: `must be at least the ${seats} seats of the offer` },
+      ]),
     };
   }
 
   const request = offer.request;
-  const pickup = booked(offer.pickup, request.pickup);
-  const dropoff = booked(offer.dropoff, request.dropoff);
-  const flightNumber = input.flight_number ? input.flight_number.replace(/\s+/g, '').toUpperCase() : null;
+  const pickup = bookedPlace(offer.pickup, request.pickup);
+  const dropoff = bookedPlace(offer.dropoff, request.dropoff);
+  const flightNumber = input.flight_number ? flightDesignator(input.flight_number) : null;
   const booking: BookingRow = {
     bookingRef: newBookingRef(),
     ...scope,
     partnerReference: input.partner_reference,
     quoteId: input.quote_id,
     offerId: input.offer_id,
+    version: 1,
     status: 'confirmed',
     driver: null,
     vehicle: offer.vehicle,
@@ -120,50 +133,69 @@ export function decideBooking(facts: Omit<BookingFacts, 'stored'>, scope: Scope,
     pickupDatetime: request.pickup_datetime,
     pickupAt: offer.pickupAt,
     journeyType: offer.journeyType,
-    adults: input.passengers.adults,
+    adults,
+    children,
     luggage,
+    extras: offer.extras,
     passenger: input.passenger,
     flightNumber,
-    meetingInstructions: meetingInstructions({
-      journeyType: offer.journeyType,
-      pickupName: pickup.name,
-      dropoffName: dropoff.name,
-      iata: offer.pickup.iata,
-      passengerName: `${input.passenger.first_name} ${input.passenger.last_name}`,
-      flightNumber,
-      pickupDatetime: request.pickup_datetime,
-    }),
+    notes: null,
+    terms: offer.terms,
+    meetingInstructions: '',
     emergencyPhone: ctx.emergencyPhone,
     createdAt: ctx.now,
     cancelledAt: null,
     completedAt: null,
     noShowAt: null,
+    cancellationFeeMinor: null,
     eventSeq: 1,
   };
+  booking.meetingInstructions = bookingMeeting(booking);
   // Production bookings are jobs on the fleet's schedule; sandbox ones never occupy it.
-  const job: JobRecord | null =
-    scope.env === 'production'
-      ? {
-          source: 'partner_booking',
-          sourceRef: booking.bookingRef,
-          fleetCode: booking.vehicle,
-          pickupAt: booking.pickupAt,
-          endsAt: jobEndsAt(booking.pickupAt, offer.durationMin, offer.journeyType),
-          durationMin: offer.durationMin,
-          pickup,
-          dropoff,
-          adults: booking.adults,
-          luggage: booking.luggage,
-          passenger: { name: `${input.passenger.first_name} ${input.passenger.last_name}`, phone: input.passenger.phone ?? null },
-          flightNumber,
-          meetingInstructions: booking.meetingInstructions,
-        }
-      : null;
+  const job = scope.env === 'production' ? bookingJob(booking, offer.durationMin) : null;
   return { kind: 'book', booking, job };
 }
 
+/** A flight number as we keep it: `ek 648` → `EK648`. */
+export const flightDesignator = (text: string): string => text.replace(/\s+/g, '').toUpperCase();
+
+/** Where and how the driver meets the booking's passenger (written again when the booking changes). */
+export const bookingMeeting = (b: BookingRow): string =>
+  meetingInstructions({
+    journeyType: b.journeyType,
+    pickupName: b.pickup.name,
+    dropoffName: b.dropoff.name,
+    iata: b.pickup.iata,
+    passengerName: `${b.passenger.first_name} ${b.passenger.last_name}`,
+    flightNumber: b.flightNumber,
+    pickupDatetime: b.pickupDatetime,
+    seats: seatCounts(b.extras),
+  });
+
+/** The job of a production booking: the booking as the driver needs it, over the window it holds a vehicle. */
+export function bookingJob(b: BookingRow, durationMin: number | null): JobRecord {
+  return {
+    source: 'partner_booking',
+    sourceRef: b.bookingRef,
+    fleetCode: b.vehicle,
+    pickupAt: b.pickupAt,
+    endsAt: jobEndsAt(b.pickupAt, durationMin, b.journeyType),
+    durationMin,
+    pickup: b.pickup,
+    dropoff: b.dropoff,
+    adults: b.adults,
+    children: b.children,
+    luggage: b.luggage,
+    seats: seatCounts(b.extras),
+    passenger: { name: `${b.passenger.first_name} ${b.passenger.last_name}`, phone: b.passenger.phone ?? null },
+    flightNumber: b.flightNumber,
+    notes: b.notes,
+    meetingInstructions: b.meetingInstructions,
+  };
+}
+
 /** A place of the booking: the partner's own text (when they gave a name) beside where we located it. */
-const booked = (resolved: Place, given: { name?: string }): BookedPlace => ({
+export const bookedPlace = (resolved: Place, given: { name?: string }): BookedPlace => ({
   name: given.name?.trim() || resolved.name,
   resolved_name: resolved.name,
   ...(resolved.iata ? { iata: resolved.iata } : {}),

@@ -1,5 +1,6 @@
 import { toDecimal } from '../pricing/money';
 import type { BookingRow } from '../../data/repositories/bookings-repository';
+import { cancellationPolicy } from '../terms/cancellation-policy';
 
 export type { BookingRow };
 
@@ -26,6 +27,7 @@ export function bookingView(b: BookingRow) {
     env: b.env,
     booking_ref: b.bookingRef,
     partner_reference: b.partnerReference,
+    version: b.version,
     status: b.status,
     driver: driver(b.driver),
     price: toDecimal(Number(b.amountMinor), b.currency),
@@ -40,9 +42,13 @@ export function bookingView(b: BookingRow) {
     journey_type: b.journeyType,
     vehicle_code: b.vehicleCode,
     vehicle: b.vehicleName,
-    passengers: { adults: b.adults, luggage: b.luggage },
+    passengers: { adults: b.adults, children: b.children, luggage: b.luggage },
+    extras: b.extras.map((e) => ({ code: e.code, quantity: e.quantity, price: toDecimal(e.amount_minor, b.currency) })),
     passenger: person(b.passenger),
     flight_number: b.flightNumber,
+    notes: b.notes,
+    cancellation_policy: cancellationPolicy(b.terms, b.pickupAt, b.amountMinor, b.currency),
+    cancellation_fee: b.cancellationFeeMinor === null ? null : toDecimal(b.cancellationFeeMinor, b.currency),
     created_at: b.createdAt.toISOString(),
     cancelled_at: b.cancelledAt ? b.cancelledAt.toISOString() : null,
   };

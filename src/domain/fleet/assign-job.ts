@@ -7,6 +7,7 @@ import { moveBooking } from '../bookings/advance-booking';
 import { formatLocal } from '../marketplace/local-time';
 import { notify, type NoticeBody } from '../marketplace/notices';
 import { storedFleetCode, vehicleOf, type FleetVehicle } from './fleet';
+import { missingSeats, type SeatCounts } from '../pricing/extras';
 import { jobView, type JobView } from './job-view';
 import { assertOpen, conflict, requireJob } from './jobs';
 
@@ -15,7 +16,8 @@ import { assertOpen, conflict, requireJob } from './jobs';
  * an overlapping job (exclusion constraints), whoever assigns and on whichever instance; the rest is checked here:
  *
  * 1. The job is open and its pickup time not passed; the driver and the vehicle exist and are in service.
- * 2. The vehicle carries the party, and a vehicle of another class than the job holds finds room in its own class.
+ * 2. The vehicle carries the party and the seats the job needs, and a vehicle of another class than the job holds
+ *    finds room in its own class.
  * 3. The assignment is written (or refused, naming the overlapping job), and whoever the job is for hears of it: a
  *    partner's booking shows the driver (with its webhook event), a marketplace order is sent the driver's details.
  */
@@ -28,7 +30,9 @@ export async function assignJob(tx: Tx, jobId: string, input: { driver_id: strin
   const { driver, vehicle } = await crewInService(tx, input);
 
   const capacity = vehicleOf(storedFleetCode(vehicle.fleetCode));
-  if (job.adults > capacity.max_passengers || job.luggage > capacity.max_luggage) throw tooSmall(job, vehicle, capacity);
+  if (job.adults + job.children > capacity.max_passengers || job.luggage > capacity.max_luggage) throw tooSmall(job, vehicle, capacity);
+  const lacking = missingSeats(job.seats, vehicle.equipment);
+  if (Object.keys(lacking).length) throw lacksEquipment(vehicle, lacking);
   // A vehicle of another class takes that class's capacity for the window: there must be room for it.
   if (vehicle.fleetCode !== job.heldCode && !(await fleet.hasRoom(tx, vehicle.fleetCode, new Date(job.pickupAt), new Date(job.endsAt)))) {
     throw new AppError('assignment_conflict', `Every ${capacity.name} is already held at that time: ${vehicle.plate} cannot take this job.`, {
@@ -81,8 +85,24 @@ function snapshot(driver: fleet.DriverRecord, vehicle: fleet.VehicleRecord): Dri
 const tooSmall = (job: jobs.JobRow, vehicle: fleet.VehicleRecord, capacity: FleetVehicle) =>
   new AppError(
     'vehicle_too_small',
-    `${vehicle.plate} (a ${capacity.name}, ${capacity.max_passengers} passengers and ${capacity.max_luggage} bags) cannot carry this party of ${job.adults} with ${job.luggage} bags.`,
-    { vehicle_id: vehicle.vehicleId, adults: job.adults, luggage: job.luggage, max_passengers: capacity.max_passengers, max_luggage: capacity.max_luggage },
+    `${vehicle.plate} (a ${capacity.name}, ${capacity.max_passengers} passengers and ${capacity.max_luggage} bags) cannot carry this party of ${job.adults + job.children} with ${job.luggage} bags.`,
+    {
+      vehicle_id: vehicle.vehicleId,
+      adults: job.adults,
+      children: job.children,
+      luggage: job.luggage,
+      max_passengers: capacity.max_passengers,
+      max_luggage: capacity.max_luggage,
+    },
+  );
+
+const lacksEquipment = (vehicle: fleet.VehicleRecord, missing: SeatCounts) =>
+  new AppError(
+    'vehicle_lacks_equipment',
+    `${vehicle.plate} does not carry the seats this job needs (missing: ${Object.entries(missing)
+      .map(([k, n]) => `${n} ${k.replace('_', ' ')}`)
+      .join(', ')}); fit them first (PUT /vehicles/${vehicle.vehicleId}/equipment) or choose another vehicle.`,
+    { vehicle_id: vehicle.vehicleId, missing },
   );
 
 /** The database refused: the driver or the vehicle is on an overlapping job, named with its times in Sri Lanka. */

@@ -1,5 +1,6 @@
 import type { Sql } from '../../data/database';
-import { availability, fleetRegistered } from '../../data/repositories/fleet-repository';
+import { fleetRegistered, freeClasses } from '../../data/repositories/fleet-repository';
+import type { SeatCounts } from '../pricing/extras';
 
 /** How long an instance trusts its knowledge that no vehicle is registered (quoting only: bookings always ask). */
 const REGISTERED_TTL_MS = 5_000;
@@ -13,14 +14,13 @@ export class FleetCapacity {
   private registered = false;
   private knownUntil = 0;
 
-  async freeClasses(db: Sql, from: Date, to: Date): Promise<ReadonlySet<string> | null> {
+  async freeClasses(db: Sql, from: Date, to: Date, seats: SeatCounts = {}, exceptJob: string | null = null): Promise<ReadonlySet<string> | null> {
     if (Date.now() >= this.knownUntil) {
       this.registered = await fleetRegistered(db);
       this.knownUntil = Date.now() + REGISTERED_TTL_MS;
     }
     if (!this.registered) return null;
-    const rows = await availability(db, from, to);
-    return new Set(rows.filter((r) => r.busiest < r.vehicles).map((r) => r.fleetCode));
+    return new Set(await freeClasses(db, from, to, seats, exceptJob));
   }
 
   /** After a vehicle is registered or withdrawn here, ask again at the next quote. */

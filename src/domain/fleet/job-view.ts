@@ -1,5 +1,6 @@
 import type { JobPlace, JobRow, JobStatus } from '../../data/repositories/jobs-repository';
 import { storedFleetCode, type FleetCode } from './fleet';
+import { EXTRA_CODES, type ExtraCode } from '../pricing/extras';
 
 /** A job as operators see it (the ops API and its dispatch board), whoever it is for. */
 export interface JobView {
@@ -13,13 +14,16 @@ export interface JobView {
   ends_at: string;
   pickup: JobPlace;
   dropoff: JobPlace;
-  passengers: { adults: number; luggage: number };
+  passengers: { adults: number; children: number; luggage: number };
+  extras: Array<{ code: ExtraCode; quantity: number }>;
   passenger: { name: string; phone: string | null };
   flight_number: string | null;
+  notes: string | null;
   meeting_instructions: string | null;
   driver: { driver_id: string; name: string; phone: string } | null;
   vehicle: { vehicle_id: string; fleet_code: FleetCode; plate: string; brand: string; model: string; colour: string } | null;
   last_location: { lat: number; lon: number; at: string } | null;
+  released: { reason: string; at: string } | null;
 }
 
 export function jobView(j: JobRow): JobView {
@@ -35,9 +39,11 @@ export function jobView(j: JobRow): JobView {
     ends_at: new Date(j.endsAt).toISOString(),
     pickup: jobPlace(j.pickup),
     dropoff: jobPlace(j.dropoff),
-    passengers: { adults: j.adults, luggage: j.luggage },
+    passengers: { adults: j.adults, children: j.children, luggage: j.luggage },
+    extras: EXTRA_CODES.flatMap((code) => ((j.seats[code] ?? 0) > 0 ? [{ code, quantity: j.seats[code] ?? 0 }] : [])),
     passenger: { name: j.passenger?.name ?? '', phone: j.passenger?.phone ?? null },
     flight_number: j.flightNumber,
+    notes: j.notes,
     meeting_instructions: j.meetingInstructions,
     driver: j.driver ? { driver_id: j.driver.driverId, name: j.driver.name, phone: j.driver.phone } : null,
     vehicle: j.vehicle
@@ -51,6 +57,7 @@ export function jobView(j: JobRow): JobView {
         }
       : null,
     last_location: j.lastLocation ? { lat: j.lastLocation.lat, lon: j.lastLocation.lon, at: j.lastLocation.at.toISOString() } : null,
+    released: j.released ? { reason: j.released.reason, at: j.released.at.toISOString() } : null,
   };
 }
 

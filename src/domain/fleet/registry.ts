@@ -4,6 +4,7 @@ import { AppError, notFound } from '../../shared/errors';
 import { prefixedId } from '../../shared/ids';
 import { storedFleetCode, type FleetCode } from './fleet';
 import { storedBrand, type Brand } from './brands';
+import { EXTRA_CODES, type SeatCounts } from '../pricing/extras';
 
 export interface VehicleView {
   vehicle_id: string;
@@ -12,6 +13,7 @@ export interface VehicleView {
   brand: Brand;
   model: string;
   colour: string;
+  equipment: Record<'infant_seat' | 'child_seat' | 'booster_seat', number>;
   active: boolean;
   created_at: string;
 }
@@ -32,6 +34,7 @@ const vehicleView = (v: fleet.VehicleRecord): VehicleView => ({
   brand: storedBrand(v.brand),
   model: v.model,
   colour: v.colour,
+  equipment: { infant_seat: v.equipment.infant_seat ?? 0, child_seat: v.equipment.child_seat ?? 0, booster_seat: v.equipment.booster_seat ?? 0 },
   active: v.active,
   created_at: new Date(v.createdAt).toISOString(),
 });
@@ -47,7 +50,7 @@ const driverView = (d: fleet.DriverRecord): DriverView => ({
 
 export async function registerVehicle(
   tx: Sql,
-  input: { fleet_code: FleetCode; plate: string; brand: Brand; model: string; colour: string },
+  input: { fleet_code: FleetCode; plate: string; brand: Brand; model: string; colour: string; equipment?: SeatCounts },
   now: Date,
 ): Promise<VehicleView> {
   const plate = input.plate.trim().toUpperCase().replace(/\s+/g, ' ');
@@ -58,9 +61,20 @@ export async function registerVehicle(
     brand: input.brand,
     model: input.model.trim(),
     colour: input.colour.trim(),
+    equipment: carried(input.equipment),
     createdAt: now,
   });
   if (v === 'plate_taken') throw new AppError('already_exists', `A vehicle with plate ${plate} is already registered.`, { plate });
+  return vehicleView(v);
+}
+
+/** The seats a vehicle carries, kinds with none left out (as stored). */
+const carried = (e: SeatCounts = {}): SeatCounts => Object.fromEntries(EXTRA_CODES.flatMap((k) => ((e[k] ?? 0) > 0 ? [[k, e[k]]] : [])));
+
+/** What seats a vehicle carries (PUT /ops/v1/vehicles/{id}/equipment): the jobs it may take, and the capacity quoting sees. */
+export async function setEquipment(tx: Sql, vehicleId: string, equipment: SeatCounts): Promise<VehicleView> {
+  const v = await fleet.setVehicleEquipment(tx, vehicleId, carried(equipment));
+  if (!v) throw notFound(`No vehicle ${vehicleId}.`, { vehicle_id: vehicleId });
   return vehicleView(v);
 }
 

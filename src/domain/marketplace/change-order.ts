@@ -1,7 +1,7 @@
 import type { Tx } from '../../data/database';
 import { applyOrderChange } from '../../data/repositories/marketplace-repository';
-import { rescheduleJob } from '../../data/repositories/jobs-repository';
 import { storedFleetCode, vehicleOf } from '../fleet/fleet';
+import { followChange } from '../fleet/follow-change';
 import { resolvePlace } from '../geo/resolve-place';
 import { AppError } from '../../shared/errors';
 import { notify } from './notices';
@@ -26,8 +26,9 @@ import { pickupAtOf, seatsNeeded } from './supplier';
 type ChangeServed = ({ ok: true } & Served) | { ok: false; reason: ChangeRefused['reason']; message: string };
 
 /**
- * Applies changed details to a confirmed order and its job, and enqueues the change confirmation (accepted, or
- * refused when the vehicle no longer fits or the route cannot be located). Repeating the same change is harmless.
+ * Applies changed details to a confirmed order and its job (which follows it as a partner booking's does: an
+ * assignment that no longer fits is released), and enqueues the change confirmation (accepted, or refused when the
+ * vehicle no longer fits or the route cannot be located). Repeating the same change is harmless.
  * A change stamped (`updated_at`) before the order we hold is older news: acknowledged with `stale: true`, nothing
  * changed and nothing sent. The order's row is locked first, so concurrent changes are judged one after the other.
  */
@@ -50,7 +51,7 @@ export async function updateOrder(tx: Tx, change: OrderChange, ctx: OrderCtx): P
     return { kind: 'change_refused', reason: serve.reason, message: serve.message };
   }
   await applyOrderChange(tx, row.orderId, next, hash, pickupAtOf(next), ctx.now);
-  await rescheduleJob(tx, orderJob(next, serve), ctx.now);
+  await followChange(tx, { source: 'marketplace_order', sourceRef: row.orderId }, () => orderJob(next, serve), ctx.now);
   await notify(tx, ctx.noticeBody, { kind: 'change_confirmation', orderId: row.orderId, accepted: true }, delivery, ctx.now);
   return answer(row, 'change_confirmed');
 }

@@ -7,7 +7,8 @@ import type { FleetVehicle } from '../fleet/fleet';
 import { meetingInstructions } from '../bookings/meeting-instructions';
 import { formatLocal } from './local-time';
 import type { MarketplaceOrder } from './orders';
-import { pickupAtOf, seatsNeeded } from './supplier';
+import { pickupAtOf } from './supplier';
+import type { ExtraCode, SeatCounts } from '../pricing/extras';
 
 /** How we serve an order: the vehicle, the located places and the drive time between them. */
 export interface Served {
@@ -32,10 +33,13 @@ export function orderJob(o: MarketplaceOrder, serve: Served): JobRecord {
     durationMin: serve.durationMin,
     pickup,
     dropoff,
-    adults: seatsNeeded(o),
+    adults: o.adults,
+    children: (o.children ?? 0) + (o.infants ?? 0),
     luggage: o.luggage ?? 0,
+    seats: orderSeats(o),
     passenger: { name: o.customer.name, phone: o.customer.phone ?? null },
     flightNumber: o.flight_number ?? null,
+    notes: o.comment?.trim() || null,
     meetingInstructions: meetingInstructions({
       journeyType: type,
       pickupName: pickup.name,
@@ -44,8 +48,32 @@ export function orderJob(o: MarketplaceOrder, serve: Served): JobRecord {
       passengerName: o.customer.name,
       flightNumber: o.flight_number ?? null,
       pickupDatetime: formatLocal(pickupAt).replace(' ', 'T') + '+05:30',
+      seats: orderSeats(o),
     }),
   };
+}
+
+/** The marketplace's seat codes, in ours (its other extras, such as skis, are not seats). */
+function seatKind(code: string): ExtraCode | undefined {
+  switch (code) {
+    case 'baby_seat':
+      return 'infant_seat';
+    case 'child_seat':
+      return 'child_seat';
+    case 'booster':
+      return 'booster_seat';
+    default:
+      return undefined;
+  }
+}
+
+function orderSeats(o: MarketplaceOrder): SeatCounts {
+  const seats: SeatCounts = {};
+  for (const e of o.extras ?? []) {
+    const kind = seatKind(e.code);
+    if (kind) seats[kind] = (seats[kind] ?? 0) + e.qty;
+  }
+  return seats;
 }
 
 /** The drive time between two located places (the route engine the quotes use). */

@@ -7,6 +7,7 @@ import { notFound } from '../../shared/errors';
 import { requirePartner } from './partners';
 import { fromStored, type RateLimit } from '../../data/repositories/rate-limits-repository';
 import type { KeyCache } from './key-cache';
+import type { SaleTerms } from '../terms/terms';
 
 /**
  * What a request that authenticated with a key asserts when it commits: the key unrevoked and its partner's
@@ -95,6 +96,8 @@ export interface Authenticated {
   keyId: string;
   env: Env;
   vocabulary: ReadonlyMap<string, string>;
+  /** The partner's terms in force. */
+  terms: SaleTerms;
   /** The partner's rate limit in the key's environment, when an operator set one. */
   rateLimit?: RateLimit;
   /** The partner's auth_version as read; the request asserts it at commit (partners.keyStillValid). */
@@ -134,6 +137,7 @@ export async function authenticateKey(db: Sql, presented: string | null, now: Da
     keyId: row.keyId,
     env: row.env,
     vocabulary: new Map(Object.entries(row.vocabulary ?? {})),
+    terms: row.terms,
     rateLimit: fromStored(row.rateLimits)[row.env],
     authVersion: row.authVersion,
     touch: stale ? partners.touchKeyWrite(row.keyId, now) : undefined,

@@ -19,6 +19,8 @@ export interface QuoteRequest {
   pickup: PlaceInput;
   dropoff: PlaceInput;
   adults: number;
+  /** Children take seats too. */
+  children?: number;
   luggage: number;
   /** Fleet codes; undefined, empty or only unknown codes = every vehicle. */
   vehicleFilter?: readonly string[];
@@ -62,10 +64,11 @@ export function journeyRateUsdMinor(distanceKm: number): number {
 
 export function priceJourney(input: { distance_km: number; vehicle: FleetVehicle; currency: Currency; fx: FxRates }): Money {
   const usd = fareUsdMinor(input.vehicle, input.distance_km);
-  return { amount_minor: fromUsd(usd, input.currency, input.fx), currency: input.currency };
+  return { amount_minor: usdToCurrency(usd, input.currency, input.fx), currency: input.currency };
 }
 
-function fromUsd(usdMinor: number, currency: Currency, fx: FxRates): number {
+/** USD minor units in `currency` at the day's rate (one rounding). */
+export function usdToCurrency(usdMinor: number, currency: Currency, fx: FxRates): number {
   if (currency === 'USD') return usdMinor;
   const rate = fx[currency];
   if (rate === undefined) throw new RangeError(`no USD→${currency} exchange rate supplied`);
@@ -91,16 +94,18 @@ export function quoteJourney(req: QuoteRequest): QuoteResult {
   const dropoff = resolvePlace(req.dropoff);
   if (!pickup.ok || !dropoff.ok) return routeUnknown(pickup, dropoff);
 
-  const fitting = vehiclesThatFit(req.adults, req.luggage, req.vehicleFilter);
+  const children = req.children ?? 0;
+  const fitting = vehiclesThatFit(req.adults + children, req.luggage, req.vehicleFilter);
   if (fitting.length === 0) {
     const filtered = (req.vehicleFilter ?? []).some((c) => FLEET.some((v) => v.code === c));
+    const party = `${req.adults} adults${children ? `, ${children} children` : ''} and ${req.luggage} bags`;
     return {
       ok: false,
       reason: 'no_vehicle',
       message: filtered
-        ? `None of the requested vehicle_codes carries ${req.adults} adults and ${req.luggage} bags; omit vehicle_codes to see every vehicle that does.`
-        : `No vehicle of ours carries ${req.adults} adults and ${req.luggage} bags (the largest takes ${maxPassengers} passengers and ${maxLuggage} bags); split the party into several bookings.`,
-      hint: { adults: req.adults, luggage: req.luggage, max_passengers: maxPassengers, max_luggage: maxLuggage },
+        ? `None of the requested vehicle_codes carries ${party}; omit vehicle_codes to see every vehicle that does.`
+        : `No vehicle of ours carries ${party} (the largest takes ${maxPassengers} passengers and ${maxLuggage} bags); split the party into several bookings.`,
+      hint: { adults: req.adults, ...(children ? { children } : {}), luggage: req.luggage, max_passengers: maxPassengers, max_luggage: maxLuggage },
     };
   }
 

@@ -4,11 +4,13 @@ import { decideJourney, OFFER_TTL_MS, type Decision } from './decide';
 import { toDecimal, type Currency } from '../pricing/money';
 import type { PlaceInput, ResolvedPlace } from '../geo/types';
 import { quoteWrite, type OfferRecord, type QuoteRecord } from '../../data/repositories/quotes-repository';
-import type { Write } from '../../data/write';
 import { jobEndsAt } from '../fleet/job-window';
 import type { OfferForBooking } from '../../data/repositories/bookings-repository';
 import { hex32 } from '../../shared/ids';
 import { invalidRequest } from '../../shared/errors';
+import { checkedExtras, extrasTotal, priceExtras, seatCounts, type ExtraRequest, type PricedExtra, type SeatCounts } from '../pricing/extras';
+import { adjustedFare, cancellationPolicy } from '../terms/cancellation-policy';
+import type { SaleTerms } from '../terms/terms';
 
 const MAX_ADVANCE_MS = 366 * 24 * 60 * 60 * 1000;
 
@@ -16,8 +18,9 @@ export interface QuoteInput {
   pickup: PlaceInput;
   dropoff: PlaceInput;
   pickup_datetime: string;
-  passengers: { adults: number; luggage?: number };
+  passengers: { adults: number; children?: number; luggage?: number };
   vehicle_codes?: string[];
+  extras?: ExtraRequest[];
 }
 
 export interface QuotingPartner {
@@ -26,12 +29,20 @@ export interface QuotingPartner {
   paused: boolean;
   /** The partner's vehicle codes → our fleet codes. */
   vocabulary: ReadonlyMap<string, string>;
+  /** The terms in force: they price the quote (contract rate) and set its offers' cancellation policy. */
+  terms: SaleTerms;
+}
+
+export interface QuoteDeps {
+  now: Date;
+  fx: FxRates;
+  freeClasses?: FreeClasses;
 }
 
 const wirePlace = (p: ResolvedPlace) => ({ name: p.name, ...(p.iata ? { iata: p.iata } : {}), lat: p.lat, lon: p.lon });
 
 /** lat and lon travel together; the contract cannot say so in OpenAPI 3.0, so it is checked here. */
-function assertPlaces(input: QuoteInput): void {
+function assertPlaces(input: Pick<QuoteInput, 'pickup' | 'dropoff'>): void {
   const fields = (['pickup', 'dropoff'] as const).flatMap((end) => {
     const p = input[end];
     if ((p.lat === undefined) === (p.lon === undefined)) {
@@ -43,17 +54,27 @@ function assertPlaces(input: QuoteInput): void {
   if (fields.length) throw invalidRequest(`The request is invalid: ${fields[0].field} ${fields[0].message}.`, fields);
 }
 
+/** A partner's quote as decided and priced, before it is stored or shown. */
+export interface PartnerQuote {
+  quote: QuoteRecord;
+  offers: OfferRecord[];
+  outcome: Decision;
+  ignoredVehicleCodes: string[];
+}
+
 /**
- * Quotes a journey for a partner: the answer, and the quote and offers to store (the prices billed if booked),
- * which commit with the request's audit row. Declines are ordinary outcomes, checked in order: partner_paused,
- * short_notice, route_unknown, no_vehicle, below_min_rate.
+ * The partner's quoting engine, for a new journey (POST /quotes) and for a change of a booking (its change
+ * quotes): the rate card's fare at the partner's contract rate, plus the seats asked for, for every vehicle that
+ * carries the party (in production, that the fleet has free for the window, with the seats). Declines are ordinary
+ * outcomes, checked in order: partner_paused, short_notice, route_unknown, no_vehicle, below_min_rate.
  */
-export async function createQuote(
+export async function quoteForPartner(
   partner: QuotingPartner,
   env: 'sandbox' | 'production',
   input: QuoteInput,
-  deps: { now: Date; fx: FxRates; freeClasses?: FreeClasses },
-): Promise<{ quote: ReturnType<typeof view>; write: Write; bookable: OfferForBooking[] }> {
+  deps: QuoteDeps,
+  change?: { bookingRef: string; exceptJob: string | null },
+): Promise<PartnerQuote> {
   assertPlaces(input);
   const pickupAt = new Date(input.pickup_datetime);
   if (pickupAt.getTime() - deps.now.getTime() > MAX_ADVANCE_MS) {
@@ -61,18 +82,22 @@ export async function createQuote(
       { field: 'pickup_datetime', message: 'must be within 366 days' },
     ]);
   }
+  const children = input.passengers.children ?? 0;
   const luggage = input.passengers.luggage ?? 0;
+  const currency = partner.currency;
+  const extras = priceExtras(checkedExtras(input.extras, children), currency, deps.fx);
   const createdAt = deps.now;
   const expiresAt = new Date(createdAt.getTime() + OFFER_TTL_MS);
-  const currency = partner.currency;
 
   const { filter, codeFor, ignored } = partnerVocabulary(partner.vocabulary, input.vehicle_codes);
   let outcome = decideJourney(
-    { pickup: input.pickup, dropoff: input.dropoff, pickupAt, adults: input.passengers.adults, luggage, vehicleFilter: filter, currency },
+    { pickup: input.pickup, dropoff: input.dropoff, pickupAt, adults: input.passengers.adults, children, luggage, vehicleFilter: filter, currency },
     { now: deps.now, fx: deps.fx, paused: partner.paused },
   );
   // Production offers only what the fleet has free for the journey's window; sandbox is never limited.
-  if (outcome.ok && env === 'production' && deps.freeClasses) outcome = await withinCapacity(outcome, pickupAt, deps.freeClasses);
+  if (outcome.ok && env === 'production' && deps.freeClasses) {
+    outcome = await withinCapacity(outcome, pickupAt, deps.freeClasses, seatCounts(extras), change?.exceptJob ?? null);
+  }
   const quote: QuoteRecord = {
     quoteId: hex32(),
     partnerId: partner.partnerId,
@@ -87,9 +112,13 @@ export async function createQuote(
     pickupAt,
     declinedReason: outcome.ok ? null : outcome.reason,
     declined: outcome.ok ? null : outcome,
+    terms: partner.terms,
+    extras,
+    bookingRef: change?.bookingRef ?? null,
     createdAt,
     expiresAt,
   };
+  const seats = extrasTotal(extras);
   const offers: OfferRecord[] = outcome.ok
     ? outcome.offers.map((o) => ({
         offerId: hex32(),
@@ -99,25 +128,50 @@ export async function createQuote(
         vehicleClass: o.vehicle.class,
         maxPassengers: o.vehicle.max_passengers,
         maxLuggage: o.vehicle.max_luggage,
-        amountMinor: o.amount_minor,
+        amountMinor: adjustedFare(o.amount_minor, partner.terms.price_adjustment_percent) + seats,
       }))
     : [];
-  return { quote: view(quote, offers, outcome, ignored), write: quoteWrite(quote, offers), bookable: outcome.ok ? offers.map((o) => bookable(quote, o)) : [] };
+  return { quote, offers, outcome, ignoredVehicleCodes: ignored };
 }
 
-/** The classes with a vehicle free in [from, to), or null when the fleet does not limit quoting (no vehicle registered). */
-export type FreeClasses = (from: Date, to: Date) => Promise<ReadonlySet<string> | null>;
+/**
+ * Quotes a journey for a partner (POST /quotes): the answer, and the quote and offers to store (the prices billed
+ * if booked), which commit with the request's audit row.
+ */
+export async function createQuote(partner: QuotingPartner, env: 'sandbox' | 'production', input: QuoteInput, deps: QuoteDeps) {
+  const q = await quoteForPartner(partner, env, input, deps);
+  return {
+    quote: view(q),
+    write: quoteWrite(q.quote, q.offers),
+    bookable: q.outcome.ok ? q.offers.map((o) => bookable(q.quote, o)) : [],
+  };
+}
+
+/**
+ * The classes with a vehicle free in [from, to) for a job needing `seats` (leaving out the job a change moves), or
+ * null when the fleet does not limit quoting (no vehicle registered).
+ */
+export type FreeClasses = (from: Date, to: Date, seats: SeatCounts, exceptJob: string | null) => Promise<ReadonlySet<string> | null>;
 
 /** Keeps the offers whose class has a vehicle free for the job's window; none left is the no_vehicle decline. */
-export async function withinCapacity(outcome: Extract<Decision, { ok: true }>, pickupAt: Date, freeClasses: FreeClasses): Promise<Decision> {
-  const free = await freeClasses(pickupAt, jobEndsAt(pickupAt, outcome.duration_min, outcome.journey_type));
+export async function withinCapacity(
+  outcome: Extract<Decision, { ok: true }>,
+  pickupAt: Date,
+  freeClasses: FreeClasses,
+  seats: SeatCounts = {},
+  exceptJob: string | null = null,
+): Promise<Decision> {
+  const free = await freeClasses(pickupAt, jobEndsAt(pickupAt, outcome.duration_min, outcome.journey_type), seats, exceptJob);
   if (!free) return outcome;
   const offers = outcome.offers.filter((o) => free.has(o.vehicle.code));
   if (offers.length) return { ...outcome, offers };
+  const withSeats = Object.keys(seats).length > 0;
   return {
     ok: false,
     reason: 'no_vehicle',
-    message: 'Every vehicle that carries this party is taken at that time; quote another pickup time.',
+    message: withSeats
+      ? 'Every vehicle that carries this party with these seats is taken at that time; quote another pickup time, or fewer seats.'
+      : 'Every vehicle that carries this party is taken at that time; quote another pickup time.',
     hint: { fully_booked: outcome.offers.map((o) => o.vehicle.code) },
   };
 }
@@ -142,10 +196,36 @@ function bookable(q: QuoteRecord, o: OfferRecord): OfferForBooking {
     pickupAt: q.pickupAt,
     request: { pickup: input.pickup, dropoff: input.dropoff, pickup_datetime: input.pickup_datetime },
     durationMin: q.durationMin,
+    terms: q.terms,
+    extras: q.extras,
   };
 }
 
-function view(q: QuoteRecord, offers: OfferRecord[], outcome: Decision, ignoredVehicleCodes: string[]) {
+const extraView = (e: PricedExtra, currency: Currency) => ({ code: e.code, quantity: e.quantity, price: toDecimal(e.amount_minor, currency) });
+
+/** An offer as partners read it, with what cancelling it once booked would cost. */
+export function offerView(q: QuoteRecord, o: OfferRecord) {
+  const currency = q.currency as Currency;
+  return {
+    offer_id: o.offerId,
+    vehicle_code: o.vehicleCode,
+    vehicle: o.vehicleName,
+    vehicle_class: o.vehicleClass,
+    price: toDecimal(o.amountMinor, currency),
+    currency,
+    max_passengers: o.maxPassengers,
+    max_luggage: o.maxLuggage,
+    extras: q.extras.map((e) => extraView(e, currency)),
+    cancellation_policy: cancellationPolicy(q.terms, q.pickupAt, o.amountMinor, currency),
+    expires_at: q.expiresAt.toISOString(),
+  };
+}
+
+/** The decline as partners read it (null when there are offers). */
+export const declinedView = (outcome: Decision) =>
+  outcome.ok ? null : { reason: outcome.reason, message: outcome.message, ...(outcome.hint ? { hint: outcome.hint } : {}) };
+
+function view({ quote: q, offers, outcome, ignoredVehicleCodes }: PartnerQuote) {
   return {
     quote_id: q.quoteId,
     created_at: q.createdAt.toISOString(),
@@ -155,18 +235,8 @@ function view(q: QuoteRecord, offers: OfferRecord[], outcome: Decision, ignoredV
     pickup: outcome.ok ? wirePlace(outcome.pickup) : null,
     dropoff: outcome.ok ? wirePlace(outcome.dropoff) : null,
     route: outcome.ok ? { distance_km: outcome.distance_km, duration_min: outcome.duration_min } : null,
-    offers: offers.map((o) => ({
-      offer_id: o.offerId,
-      vehicle_code: o.vehicleCode,
-      vehicle: o.vehicleName,
-      vehicle_class: o.vehicleClass,
-      price: toDecimal(o.amountMinor, q.currency as Currency),
-      currency: q.currency as Currency,
-      max_passengers: o.maxPassengers,
-      max_luggage: o.maxLuggage,
-      expires_at: q.expiresAt.toISOString(),
-    })),
-    declined: outcome.ok ? null : { reason: outcome.reason, message: outcome.message, ...(outcome.hint ? { hint: outcome.hint } : {}) },
+    offers: offers.map((o) => offerView(q, o)),
+    declined: declinedView(outcome),
     ignored_vehicle_codes: ignoredVehicleCodes,
   };
 }

@@ -13,6 +13,7 @@ export interface JourneyRequest {
   dropoff: PlaceInput;
   pickupAt: Date;
   adults: number;
+  children?: number;
   luggage: number;
   /** Fleet codes; undefined = every vehicle. */
   vehicleFilter?: readonly string[];
@@ -40,6 +41,7 @@ export function decideJourney(req: JourneyRequest, ctx: { now: Date; fx: FxRates
     pickup: req.pickup,
     dropoff: req.dropoff,
     adults: req.adults,
+    children: req.children,
     luggage: req.luggage,
     vehicleFilter: req.vehicleFilter,
     currency: req.currency,

@@ -1,4 +1,11 @@
 /** What partners can subscribe to; `ping` is sent only by an endpoint's test. */
-export const BOOKING_EVENT_TYPES = ['booking.confirmed', 'booking.driver_assigned', 'booking.cancelled', 'booking.completed', 'booking.no_show'] as const;
+export const BOOKING_EVENT_TYPES = [
+  'booking.confirmed',
+  'booking.amended',
+  'booking.driver_assigned',
+  'booking.cancelled',
+  'booking.completed',
+  'booking.no_show',
+] as const;
 export type BookingEventType = (typeof BOOKING_EVENT_TYPES)[number];
 export type EventType = BookingEventType | 'ping';

@@ -37,7 +37,7 @@ export interface WebhookEvent {
   env: 'sandbox' | 'production';
   /** The booking's own count of its events; null for `ping`. */
   sequence: number | null;
-  data: { booking: BookingView } | { endpoint_id: string };
+  data: { booking: BookingView; changes?: string[] } | { endpoint_id: string };
 }
 
 function newEvent(scope: Scope, type: EventType, now: Date, booking: BookingRow | null, data: WebhookEvent['data']): repo.NewEvent {
@@ -60,6 +60,11 @@ export const bookingEvent = (b: BookingRow, now: Date): repo.NewEvent => newEven
 
 /** The event of a new booking with its delivery policy, to commit with the booking (see bookings-repository). */
 export const newBookingEvent = (b: BookingRow, now: Date) => ({ record: bookingEvent(b, now), maxAttempts: MAX_ATTEMPTS });
+
+/** In the caller's transaction: `booking.amended`, naming the fields of the booking that changed, and its deliveries. */
+export async function recordAmendment(tx: Sql, b: BookingRow, changes: string[], now: Date): Promise<void> {
+  await repo.insertEvent(tx, newEvent(b, 'booking.amended', now, b, { booking: bookingView(b), changes }), MAX_ATTEMPTS);
+}
 
 /** In the caller's transaction: the event of the booking's new state, and its deliveries. */
 export async function recordBookingEvent(tx: Sql, b: BookingRow, now: Date): Promise<void> {

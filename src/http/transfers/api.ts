@@ -41,6 +41,7 @@ export function createTransfersSurface(deps: Deps) {
             paused: who.paused,
             keyId: who.keyId,
             vocabulary: who.vocabulary,
+            terms: who.terms,
             rateLimit: who.rateLimit,
             authVersion: who.authVersion,
           };

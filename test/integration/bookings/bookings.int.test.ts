@@ -175,7 +175,7 @@ describe('Booking an offer', () => {
     const { quote, offer } = await freshOffer({ passengers: { adults: 1, luggage: 1 } });
     const r = await book(bookingBody(quote.quote_id, offer.offer_id, { passengers: { adults: 4, luggage: 1 } }));
     expect(r.status).toBe(409);
-    expect(r.body.error.details).toEqual({ reason: 'party_exceeds_vehicle', adults: 4, luggage: 1, max_passengers: 3, max_luggage: 3 });
+    expect(r.body.error.details).toEqual({ reason: 'party_exceeds_vehicle', adults: 4, children: 0, luggage: 1, max_passengers: 3, max_luggage: 3 });
   });
 
   it('when an airport pickup has no or a malformed flight number, then 400; a retry with the same key then succeeds', async () => {

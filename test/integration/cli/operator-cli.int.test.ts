@@ -154,7 +154,7 @@ describe('Operator CLI', () => {
     const drv = await json(['driver', 'add', 'Sunil Fernando', '+94 77 123 4567', '--languages', 'si,en']);
     expect(drv.languages).toEqual(['si', 'en']);
     const vehicles = await cli(['vehicle', 'list', '--fleet-code', 'standard_car']);
-    expect(vehicles.stdout.split('\n')[0]).toMatch(/^vehicle_id\s+fleet_code\s+plate\s+brand\s+model\s+colour\s+active$/);
+    expect(vehicles.stdout.split('\n')[0]).toMatch(/^vehicle_id\s+fleet_code\s+plate\s+brand\s+model\s+colour\s+seats\s+active$/);
     expect(vehicles.stdout).toContain('CBG-7781');
 
     const partner = await operator(app.url).partnerWithKeys('CLI Dispatch');

@@ -16,6 +16,7 @@ describe('Fleet registry', () => {
       brand: 'Toyota',
       model: 'Axio',
       colour: 'white',
+      equipment: { infant_seat: 0, child_seat: 0, booster_seat: 0 },
       active: true,
       created_at: expect.any(String),
     });

@@ -109,7 +109,13 @@ describe('Marketplace order callbacks', () => {
     expect(stored.order).toMatchObject({ price: '150.00', customer: { name: 'Anna Schmidt' }, adults: 4 });
     expect(stored.source).toBe('callback');
     const job = await app.db('jobs').where({ source: 'marketplace_order', sourceRef: o.order_id }).first();
-    expect(job).toMatchObject({ adults: 5, fleetCode: 'standard_van', status: 'confirmed', passenger: { name: 'Anna Schmidt', phone: '+491701234567' } });
+    expect(job).toMatchObject({
+      adults: 4,
+      children: 1,
+      fleetCode: 'standard_van',
+      status: 'confirmed',
+      passenger: { name: 'Anna Schmidt', phone: '+491701234567' },
+    });
     const outbound = await app.db('audit_log').where({ requestId: r.headers.get('x-request-id')!, direction: 'outbound' });
     expect(outbound).toHaveLength(1);
     expect(outbound[0].requestHeaders.privatekey).toBe('[REDACTED]');

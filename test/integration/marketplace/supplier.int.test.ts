@@ -232,4 +232,37 @@ describe('Marketplace supplier endpoints', () => {
       expect((await mp.signed('POST', '/booking/confirm/', { order_id: 'INT-NONE' })).status).toBe(404);
     });
   });
+
+  // Last in the file: registering vehicles limits every later search to the classes registered.
+  describe('an order changed after dispatch', () => {
+    it("when a change moves an order onto its driver's next job, then its job follows as a partner booking's does: the assignment is released, the change confirmed", async () => {
+      const car = await svc.ops.vehicle('standard_car');
+      const driver = await svc.ops.driver('Kasun Jayasuriya', '+94774445556');
+      const day = { date: '2026-12-20 09:30:00' };
+      const first = order(await lockedVehicle('standard_car', day), day);
+      const second = order(await lockedVehicle('standard_car', { date: '2026-12-20 18:00:00' }), { date: '2026-12-20 18:00:00' });
+      for (const o of [first, second]) {
+        expect((await mp.signed('POST', '/booking/', o)).body.order_state).toBe('confirmed');
+        const [job] = await svc.ops.jobs({ order_id: o.order_id });
+        expect((await svc.ops.call('POST', `/jobs/${job.job_id}/assign`, { body: { driver_id: driver.driver_id, vehicle_id: car.vehicle_id } })).status).toBe(
+          200,
+        );
+      }
+      const r = await mp.signed('POST', '/booking/update/', { order_id: first.order_id, date: '2026-12-20 16:30:00', comment: 'Surfboard bag' });
+      expect(r.body).toMatchObject({ status: 'OK', order_state: 'change_confirmed' });
+      const [moved] = await svc.ops.jobs({ order_id: first.order_id });
+      expect(moved).toMatchObject({
+        status: 'confirmed',
+        pickup_at: '2026-12-20T11:00:00.000Z',
+        driver: null,
+        vehicle: null,
+        notes: 'Surfboard bag',
+        released: { reason: 'overlap' },
+      });
+      const [kept] = await svc.ops.jobs({ order_id: second.order_id });
+      expect(kept).toMatchObject({ status: 'driver_assigned', driver: { driver_id: driver.driver_id } });
+      const confirmations = await svc.app.db('outbox').where({ orderId: first.order_id, kind: 'change_confirmation' });
+      expect(confirmations.map((m: any) => m.payload)).toEqual([{ order_id: first.order_id, accepted: true }]);
+    });
+  });
 });

@@ -138,6 +138,6 @@ describe('Round trips to the database per request', () => {
     const quote = await counted(() => svc.call('POST', '/transfers/v1/quotes', { key: svc.partner.liveKey, body: quoteBody }));
     expect(quote.result.body.offers.map((o: { vehicle_code: string }) => o.vehicle_code)).toEqual(['standard_car']);
     expect(quote.statements).toHaveLength(2);
-    expect(quote.statements[0]).toMatch(/fleet_availability/);
+    expect(quote.statements[0]).toMatch(/fleet_free_classes/);
   });
 });

@@ -55,7 +55,14 @@ describe(`Partner webhooks (${backend})`, () => {
         status: 'enabled',
         disabled_reason: null,
       });
-      expect(created.events).toEqual(['booking.confirmed', 'booking.driver_assigned', 'booking.cancelled', 'booking.completed', 'booking.no_show']);
+      expect(created.events).toEqual([
+        'booking.confirmed',
+        'booking.amended',
+        'booking.driver_assigned',
+        'booking.cancelled',
+        'booking.completed',
+        'booking.no_show',
+      ]);
       expect(secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
 
       const booking = await bookTransfer(call, p.testKey);

@@ -1,6 +1,8 @@
 import type { operations as Ops } from '../../../generated/marketplace-inbound';
 import type { BodyOf, PathParamsOf, ReplyOf } from '../../contract-types';
 import type { OperationCall, RequestContext } from '../../types';
+import type { FreeClasses } from '../../../domain/quotes/create-quote';
+import type { FxRates } from '../../../domain/pricing/price-journey';
 
 export type MarketplaceOperationId = keyof Ops;
 export type MarketplaceBody<O extends MarketplaceOperationId> = BodyOf<Ops, O>;
@@ -8,10 +10,10 @@ export type MarketplaceParams<O extends MarketplaceOperationId> = PathParamsOf<O
 export type MarketplaceCall<O extends MarketplaceOperationId> = OperationCall<MarketplaceBody<O>, MarketplaceParams<O>>;
 export type MarketplaceHandler<O extends MarketplaceOperationId> = (call: MarketplaceCall<O>, ctx: RequestContext) => Promise<ReplyOf<Ops, O>>;
 
-export const supplierCtx = (ctx: RequestContext) => ({
+export const supplierCtx = (ctx: RequestContext): { now: Date; fx: FxRates; freeClasses: FreeClasses } => ({
   now: ctx.deps.clock.now(),
   fx: ctx.deps.config.fxFromUsd,
-  freeClasses: (from: Date, to: Date) => ctx.deps.fleet.freeClasses(ctx.sql, from, to),
+  freeClasses: (from, to, seats, exceptJob) => ctx.deps.fleet.freeClasses(ctx.sql, from, to, seats, exceptJob),
 });
 
 /** supplierCtx, and what turns the notices an order call owes the marketplace into their bodies (its adapter). */

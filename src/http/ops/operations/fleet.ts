@@ -27,6 +27,13 @@ export const deactivateVehicle: OpsHandler<'deactivateVehicle'> = async (call, c
   return reply;
 };
 
+export const putVehicleEquipment: OpsHandler<'putVehicleEquipment'> = async (call, ctx) => {
+  const reply = { status: 200 as const, body: await registry.setEquipment(await ctx.tx(), call.params.vehicle_id, call.body) };
+  await ctx.commitNow(reply);
+  ctx.deps.fleet.forget();
+  return reply;
+};
+
 export const createDriver: OpsHandler<'createDriver'> = async (call, ctx) => ({
   status: 201,
   body: await registry.registerDriver(await ctx.tx(), call.body, ctx.deps.clock.now()),

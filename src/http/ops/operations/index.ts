@@ -1,5 +1,15 @@
 import { getOpsPing } from './ping';
-import { createPartner, getPartner, listPartners, pausePartner, putPartnerRateLimit, resumePartner } from './partners';
+import {
+  createPartner,
+  getPartner,
+  getPartnerStatement,
+  getPartnerTerms,
+  listPartners,
+  pausePartner,
+  putPartnerRateLimit,
+  putPartnerTerms,
+  resumePartner,
+} from './partners';
 import { createOperator, getMe, listOperators, revokeOperator } from './operators';
 import { createKey, listKeys, revokeKey } from './keys';
 import { deleteVehicleCode, listVehicleCodes, putVehicleCode } from './vehicle-codes';
@@ -17,6 +27,7 @@ import {
   listDrivers,
   listJobs,
   listVehicles,
+  putVehicleEquipment,
   reportJobLocation,
   reportNoShow,
 } from './fleet';
@@ -30,6 +41,9 @@ export const operations = {
   pausePartner,
   resumePartner,
   putPartnerRateLimit,
+  getPartnerTerms,
+  putPartnerTerms,
+  getPartnerStatement,
   createOperator,
   listOperators,
   revokeOperator,
@@ -49,6 +63,7 @@ export const operations = {
   createVehicle,
   listVehicles,
   deactivateVehicle,
+  putVehicleEquipment,
   createDriver,
   listDrivers,
   deactivateDriver,

@@ -2,6 +2,7 @@ import { bookOffer, type Answer, type BookOfferOutcome, type BookingSession } fr
 import { bookingView } from '../../../domain/bookings/booking-view';
 import { isErrorStatus, type ErrorStatus } from '../../errors';
 import { transfersError } from '../errors';
+import { etag } from './booking-changes';
 import type { PartnerContext, TransfersHandler, TransfersReply } from './types';
 
 /** POST /bookings: the request as the use case's input, its outcome as the answer. */
@@ -42,13 +43,17 @@ function answer(ctx: PartnerContext, o: BookOfferOutcome): Answer {
 function reply(ctx: PartnerContext, o: BookOfferOutcome): TransfersReply<'createBooking'> {
   switch (o.kind) {
     case 'created':
-      return { status: 201, body: bookingView(o.booking), rawBody: answer(ctx, o).body };
+      return { status: 201, body: bookingView(o.booking), rawBody: answer(ctx, o).body, headers: { ETag: etag(o.booking.version) } };
     case 'existing':
       return {
         status: 200,
         body: bookingView(o.booking),
         rawBody: answer(ctx, o).body,
-        headers: { 'Partner-Reference-Reused': 'true', ...(o.differs.length ? { 'Partner-Reference-Mismatch': o.differs.join(', ') } : {}) },
+        headers: {
+          ETag: etag(o.booking.version),
+          'Partner-Reference-Reused': 'true',
+          ...(o.differs.length ? { 'Partner-Reference-Mismatch': o.differs.join(', ') } : {}),
+        },
       };
     case 'refused': {
       const r = transfersError(ctx, o.error);

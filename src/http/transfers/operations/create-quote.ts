@@ -9,7 +9,7 @@ export const createQuote: TransfersHandler<'createQuote'> = async (call, ctx) =>
   } = await quote(ctx.partner, ctx.env, call.body, {
     now: ctx.deps.clock.now(),
     fx: ctx.deps.config.fxFromUsd,
-    freeClasses: (from, to) => ctx.deps.fleet.freeClasses(ctx.sql, from, to),
+    freeClasses: (from, to, seats, exceptJob) => ctx.deps.fleet.freeClasses(ctx.sql, from, to, seats, exceptJob),
   });
   const scope = { partnerId: ctx.partner.partnerId, env: ctx.env };
   const reply = { status: 200 as const, body, write };

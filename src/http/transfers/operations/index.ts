@@ -6,6 +6,8 @@ import { cancelBooking } from './cancel-booking';
 import { expireOffer } from './expire-offer';
 import { pauseSandboxAccount, resumeSandboxAccount } from './sandbox-account';
 import { advanceSandboxBooking } from './advance-booking';
+import { amendBooking, applyBookingChange, createChangeQuote, getCancellation } from './booking-changes';
+import { getStatement } from './statements';
 import { getContractJson, getContractYaml, getPostmanCollection } from './contract';
 import { getIntegrationReport } from './integration-report';
 import {
@@ -25,6 +27,11 @@ export const operations = {
   createBooking,
   getBooking,
   cancelBooking,
+  amendBooking,
+  getCancellation,
+  createChangeQuote,
+  applyBookingChange,
+  getStatement,
   expireOffer,
   pauseSandboxAccount,
   resumeSandboxAccount,

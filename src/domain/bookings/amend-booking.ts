@@ -1,0 +1,74 @@
+import type { Tx } from '../../data/database';
+import type { BookingRow } from '../../data/repositories/bookings-repository';
+import { AppError } from '../../shared/errors';
+import { storedFleetCode, vehicleOf } from '../fleet/fleet';
+import { assertChangeable, assertVersion, commitChange } from './booking-changes';
+import { bookingJob, bookingMeeting, flightDesignator, type Scope } from './booking-decision';
+import { requireBooking } from './get-booking';
+import { keyOf, underKey, type Answer, type KeyedSession, type Refused, type Replayed } from './idempotency';
+
+/** What a partner may change free of charge (PATCH /bookings/{booking_ref}). */
+export interface Amendment {
+  passenger?: Partial<BookingRow['passenger']>;
+  flight_number?: string;
+  luggage?: number;
+  notes?: string | null;
+}
+
+export interface AmendBooking {
+  scope: Scope;
+  bookingRef: string;
+  amendment: Amendment;
+  /** The version the caller last read (If-Match): undefined when absent. */
+  expectedVersion: number | undefined;
+  idempotencyKey?: string;
+}
+
+export type Amended = { kind: 'done'; value: BookingRow } | Refused;
+
+/**
+ * Amends a booking's details that do not change its price: the passenger, the flight, the luggage (within the
+ * booked vehicle) and notes for the driver. Under the booking's row lock:
+ *
+ * 1. check: the booking can still change (not cancelled or finished, more than 2 hours before pickup), and the
+ *    caller has seen its current version (If-Match);
+ * 2. decide: the booking as amended (meeting instructions written again for a new name or flight); luggage beyond
+ *    the booked vehicle is refused, with the way to a larger one (a change quote);
+ * 3. write: the booking at version + 1, its job following (an assigned vehicle too small is released), and
+ *    `booking.amended` with the fields that changed.
+ *
+ * Under an Idempotency-Key, the same request again answers as the first did.
+ */
+export async function amendBooking(tx: Tx, req: AmendBooking, s: KeyedSession & { answer(o: Amended): Answer }): Promise<Amended | Replayed> {
+  const key = keyOf(req.scope, 'amendBooking', req.idempotencyKey);
+  const request = { booking_ref: req.bookingRef.toUpperCase(), ...req.amendment };
+  return underKey(tx, key, request, s, async (sp) => {
+    const row = await requireBooking(sp, req.scope, req.bookingRef, true);
+    if (req.expectedVersion === undefined) assertVersion(row, undefined);
+    assertChangeable(row, s.now);
+    assertVersion(row, req.expectedVersion);
+
+    const next = amended(row, req.amendment);
+    const { booking } = await commitChange(sp, row, next, (job) => bookingJob(next, job.durationMin), s.now);
+    return booking;
+  });
+}
+
+function amended(row: BookingRow, a: Amendment): BookingRow {
+  const vehicle = vehicleOf(storedFleetCode(row.vehicle));
+  if (a.luggage !== undefined && a.luggage > vehicle.max_luggage) {
+    throw new AppError(
+      'booking_conflict',
+      `${a.luggage} bags do not fit the booked ${row.vehicleName} (${vehicle.max_luggage} bags); ask for a change quote (POST /bookings/${row.bookingRef}/change_quotes) with the new luggage for a larger vehicle.`,
+      { reason: 'vehicle_too_small', booking_ref: row.bookingRef, luggage: a.luggage, max_luggage: vehicle.max_luggage },
+    );
+  }
+  const next: BookingRow = {
+    ...row,
+    passenger: a.passenger ? { ...row.passenger, ...a.passenger } : row.passenger,
+    flightNumber: a.flight_number !== undefined ? flightDesignator(a.flight_number) : row.flightNumber,
+    luggage: a.luggage ?? row.luggage,
+    notes: a.notes !== undefined ? a.notes?.trim() || null : row.notes,
+  };
+  return { ...next, meetingInstructions: bookingMeeting(next) };
+}

@@ -1,0 +1,49 @@
+import type { Call, Reply } from './http';
+
+export const HOTEL = 'Cinnamon Grand, 77 Galle Road, Colombo 03';
+let seq = 0;
+
+export interface QuoteOptions {
+  pickup?: object;
+  dropoff?: object;
+  pickupDatetime?: string;
+  passengers?: { adults: number; children?: number; luggage?: number };
+  extras?: Array<{ code: string; quantity: number }>;
+}
+
+/** POST /quotes for CMB → the hotel (or what `o` says), expecting 200. */
+export async function quote(call: Call, key: string, o: QuoteOptions = {}): Promise<Reply> {
+  const r = await call('POST', '/transfers/v1/quotes', {
+    key,
+    body: {
+      pickup: o.pickup ?? { iata: 'CMB' },
+      dropoff: o.dropoff ?? { name: HOTEL },
+      pickup_datetime: o.pickupDatetime ?? '2026-12-01T09:30:00+05:30',
+      passengers: o.passengers ?? { adults: 2, luggage: 2 },
+      ...(o.extras ? { extras: o.extras } : {}),
+    },
+  });
+  if (r.status !== 200) throw new Error(`quote ${r.status} ${r.text}`);
+  return r;
+}
+
+/** Quotes, then books the offer of `vehicle` (a standard car unless said), expecting 201: the booking and its offer. */
+export async function quoteAndBook(call: Call, key: string, o: QuoteOptions & { vehicle?: string; reference?: string } = {}) {
+  const q = await quote(call, key, o);
+  const offer = q.body.offers.find((x: { vehicle_code: string }) => x.vehicle_code === (o.vehicle ?? 'standard_car'));
+  if (!offer) throw new Error(`no ${o.vehicle ?? 'standard_car'} offer: ${q.text}`);
+  seq += 1;
+  const b = await call('POST', '/transfers/v1/bookings', {
+    key,
+    body: {
+      quote_id: q.body.quote_id,
+      offer_id: offer.offer_id,
+      partner_reference: o.reference ?? `TS-${process.pid}-${seq}`,
+      passenger: { first_name: 'Ayesha', last_name: 'Perera', email: 'ayesha@example.com', phone: '+94771234567' },
+      passengers: o.passengers ?? { adults: 2, luggage: 2 },
+      flight_number: 'UL504',
+    },
+  });
+  if (b.status !== 201) throw new Error(`book ${b.status} ${b.text}`);
+  return { quote: q.body, offer, booking: b.body, etag: b.headers.get('etag')! };
+}
