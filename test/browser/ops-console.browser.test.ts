@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { startTestApp, OPERATOR_TOKEN, type TestApp } from '../support/test-app';
 import { operator } from '../support/fixtures';
@@ -306,6 +307,57 @@ describe('Operator console (/ops/) in a browser', () => {
     }
   });
 
+  it("makes a new version of a partner's terms, and shows its statement, with the same lines as a CSV file", async () => {
+    const w = await watchedPage(browser);
+    try {
+      await signIn(w.page);
+      await w.page.click('#sections a[href="#partners"]');
+      await w.page.click(`a[href="#partners/${partner.partner_id}"]`);
+      await textSoon(w.page.locator('#terms-facts'), /Version\s*1,[\s\S]*50 % from 12 h before pickup; 100 % from 2 h before pickup/i);
+      await w.page.fill('#terms-fees', '24:30, 3:100');
+      await w.page.fill('#terms-no-show', '80');
+      await w.page.fill('#terms-adjust', '-5');
+      await w.page.click('#terms-form button[type="submit"]');
+      await textSoon(
+        w.page.locator('#partner-status'),
+        /Terms version 2 in force from the partner's next quote: 30 % from 24 h before pickup; 100 % from 3 h before pickup/,
+      );
+      expect((await ops().call('GET', `/partners/${partner.partner_id}/terms`)).body).toMatchObject({
+        version: 2,
+        cancellation_fees: [
+          { hours_before: 24, percent: 30 },
+          { hours_before: 3, percent: 100 },
+        ],
+        no_show_percent: 80,
+        price_adjustment_percent: -5,
+      });
+      await textSoon(w.page.locator('#terms-facts'), /-5 % on the rate card/);
+
+      // The island's production bookings of the 21st and 22nd: one completed, six open.
+      await w.page.selectOption('#statement-env', 'production');
+      await w.page.fill('#statement-from', TODAY);
+      await w.page.fill('#statement-to', TOMORROW);
+      await w.page.click('#statement-form button[type="submit"]');
+      await textSoon(w.page.locator('#statement-totals'), /^7 bookings · due \d+\.\d\d USD \(final \d+\.\d\d USD\)$/);
+      const api = (await ops().call('GET', `/partners/${partner.partner_id}/statements?env=production&from=${TODAY}&to=${TOMORROW}`)).body;
+      const totals = `due ${api.totals.amount_due.toFixed(2)} USD (final ${api.totals.final_amount_due.toFixed(2)} USD)`;
+      await textSoon(w.page.locator('#statement-totals'), new RegExp(totals.replace(/[().]/g, '\\$&')));
+      expect(await w.page.locator('#statement-table tbody tr').count()).toBe(7);
+      await textSoon(w.page.locator('#statement-table'), /IH-101[\s\S]*completed/);
+      await shots(w.page, 'ops-console-terms-statement');
+
+      const [download] = await Promise.all([w.page.waitForEvent('download'), w.page.click('#statement-csv')]);
+      expect(download.suggestedFilename()).toBe(`${partner.partner_id}-production-${TODAY}.csv`);
+      const csv = fs.readFileSync((await download.path())!, 'utf8');
+      expect(csv.split('\r\n')[0]).toBe('booking_ref,partner_reference,pickup_datetime,status,price,cancellation_fee,amount_due,final');
+      expect(csv.split('\r\n').filter(Boolean)).toHaveLength(8);
+      expect(w.outside(app.url)).toEqual([]);
+      expect(w.errors).toEqual([]);
+    } finally {
+      await w.close();
+    }
+  });
+
   it("assigns a job on the board, and a double assignment is refused with the API's message", async () => {
     const w = await watchedPage(browser);
     try {
@@ -566,6 +618,7 @@ describe('Operator console (/ops/) in a browser', () => {
         'operators',
         'ops',
         'partner-settings',
+        'partner-terms',
         'partners',
         'router',
         'session',

@@ -2,7 +2,8 @@ import type { Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { operator } from '../support/fixtures';
 import { client } from '../support/http';
-import { launchBrowser, PHONE, screenshot, textSoon, visibleSoon, watchedPage } from '../support/browser';
+import path from 'node:path';
+import { ARTIFACTS_DIR, launchBrowser, PHONE, screenshot, textSoon, visibleSoon, watchedPage } from '../support/browser';
 
 /**
  * The reference console in headless Chromium: it loads with nothing from outside the service, a test key pings from
@@ -157,11 +158,27 @@ describe('Reference console (/transfers/v1/console) in a browser', () => {
         ['quote', /offers, the cheapest/],
         ['book', /Booked [A-Z0-9]{8} \(confirmed\)/],
         ['read', /is confirmed; driver: not assigned yet/],
-        ['cancel', /is cancelled/],
+        ['cancel', /is cancelled, at a fee of 0\.00 USD/],
       ] as const) {
         await w.page.click(`[data-step="${step}"]`);
         await textSoon(w.page.locator('#flow-meta'), expected);
+        if (step === 'quote') {
+          // Every offer with what cancelling it would cost: free until 12 hours before pickup (the default terms).
+          const rows = w.page.locator('#flow-offers-body tr');
+          expect(await rows.count()).toBeGreaterThan(3);
+          await textSoon(
+            rows.first(),
+            /Small Car or similar\s+\d+\.\d\d USD\s+\w{3} \d+ \w{3} 21:30\s+50 % \(\d+\.\d\d USD\) from \w{3} \d+ \w{3} 21:30; 100 % \(\d+\.\d\d USD\) from \w{3} \d+ \w{3} 07:30/,
+          );
+          // The flow's card at desktop width, then at a phone's (the table scrolls inside its card, not the page).
+          await w.page.locator('section.flow').screenshot({ path: path.join(ARTIFACTS_DIR, 'reference-console-offers-desktop.png') });
+          await w.page.setViewportSize(PHONE);
+          await w.page.locator('section.flow').screenshot({ path: path.join(ARTIFACTS_DIR, 'reference-console-offers-phone.png') });
+          expect(await w.page.evaluate('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
+          await w.page.setViewportSize({ width: 1280, height: 800 });
+        }
       }
+      expect(await w.page.locator('#flow-offers').isHidden()).toBe(true);
       await textSoon(w.page.locator('#flow-curl'), /curl -s -X POST '.*\/transfers\/v1\/bookings\/[A-Z0-9]{8}\/cancel'/);
       await screenshot(w.page, 'reference-console-flow', true);
       const ref = /Booking ([A-Z0-9]{8})/.exec(await w.page.locator('#flow-meta').innerText())![1];

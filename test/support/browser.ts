@@ -44,8 +44,8 @@ export async function watchedPage(browser: Browser, viewport = DESKTOP) {
     page,
     requests,
     errors,
-    /** Requests to anywhere but `origin` (data: URLs are in the page itself). */
-    outside: (origin: string) => requests.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:')),
+    /** Requests to anywhere but `origin` (data: and blob: URLs are in the page itself). */
+    outside: (origin: string) => requests.filter((u) => !u.startsWith(`${origin}/`) && !u.startsWith('data:') && !u.startsWith(`blob:${origin}/`)),
     close: () => context.close(),
   };
 }

@@ -14,6 +14,48 @@ import { $, call, curl, haveKey, say } from './key.js';
 /** @type {{ quote: Schemas['QuoteResponse'] | null, offer: Schemas['Offer'] | null, booking: Schemas['Booking'] | null }} */
 const flow = { quote: null, offer: null, booking: null };
 
+/** An instant in Sri Lanka time (UTC+05:30 all year), e.g. "Sat 30 Nov 21:30". @param {string} iso */
+function local(iso) {
+  const t = new Date(Date.parse(iso) + 330 * 60000);
+  const day = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'][t.getUTCDay()];
+  const month = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][t.getUTCMonth()];
+  return day + ' ' + t.getUTCDate() + ' ' + month + ' ' + t.toISOString().slice(11, 16);
+}
+
+/** A cell of the offers table, labelled for the narrow layout. @param {string} label @param {string} text @param {string} [className] */
+function cell(label, text, className) {
+  const td = document.createElement('td');
+  td.textContent = text;
+  td.setAttribute('data-label', label);
+  if (className) td.className = className;
+  return td;
+}
+
+/** An amount with its currency, all its decimals shown ("57.40 USD"). @param {number} n @param {string} currency */
+const money = (n, currency) => n.toFixed(2) + ' ' + currency;
+
+/** The quote's offers as a table, each with its cancellation policy (or nothing: the table hides). @param {Schemas['Offer'][]} offers */
+function showOffers(offers) {
+  const body = $('flow-offers-body');
+  body.replaceChildren(
+    ...offers.map((o) => {
+      const tr = document.createElement('tr');
+      const p = o.cancellation_policy;
+      const then = p.fees.map((f) => f.percent + ' % (' + money(f.fee, o.currency) + ') from ' + local(f.from)).join('; ') || 'free until pickup';
+      const seats = o.extras.length ? ' + ' + o.extras.map((e) => e.quantity + ' ' + e.code.replace('_', ' ')).join(', ') : '';
+      tr.append(
+        cell('Vehicle', o.vehicle + seats),
+        cell('Price', money(o.price, o.currency), 'money'),
+        cell('Free cancellation until', local(p.free_until)),
+        cell('Then', then),
+        cell('No-show', money(p.no_show_fee, o.currency), 'money'),
+      );
+      return tr;
+    }),
+  );
+  $('flow-offers').hidden = offers.length === 0;
+}
+
 /** The booking the flow made (the steps after it are enabled only then). */
 function booked() {
   if (!flow.booking) throw new Error('Book first.');
@@ -31,6 +73,7 @@ const steps = {
       passengers: { adults: 2, luggage: 2 },
     });
     const quote = /** @type {Schemas['QuoteResponse']} */ (r.json);
+    flow.quote = null;
     if (r.status === 200 && quote.offers.length) {
       const offer = quote.offers[0];
       flow.quote = quote;
@@ -97,7 +140,8 @@ const steps = {
     const ref = booked();
     const r = await call('POST', '/bookings/' + ref + '/cancel');
     const b = /** @type {Schemas['Booking'] | undefined} */ (r.json);
-    return [r, 'Booking ' + ref + ' is ' + (b && b.status) + '. Cancelling again returns the same answer.'];
+    const fee = b && b.cancellation_fee !== null ? ', at a fee of ' + money(b.cancellation_fee, b.currency) : '';
+    return [r, 'Booking ' + ref + ' is ' + (b && b.status) + fee + ' (its policy at this moment). Cancelling again returns the same answer and fee.'];
   },
 };
 
@@ -120,6 +164,7 @@ export function setUpFlow() {
           $('flow-curl').textContent = curl(r);
           $('flow-meta').textContent = meaning + (r.requestId ? '  X-Request-Id: ' + r.requestId : '');
           $('flow-response').textContent = r.json ? JSON.stringify(r.json, null, 2) : r.text;
+          showOffers(name === 'quote' && flow.quote ? flow.quote.offers : []);
           buttons.forEach((b) => {
             const s = b.getAttribute('data-step');
             b.disabled = !(s === 'quote' || s === next);

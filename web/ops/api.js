@@ -100,12 +100,13 @@ export function whenUnauthorized(fn) {
  * @param {'GET' | 'POST' | 'PUT' | 'DELETE'} method
  * @param {string} path below /ops/v1, with its query
  * @param {RequestBody<O>} [body]
- * @param {{ token?: string, etag?: string | null }} [opts] `token`: a candidate's, not the session's (no sign-out on 401)
+ * @param {{ token?: string, etag?: string | null, accept?: string }} [opts] `token`: a candidate's, not the session's (no sign-out on
+ *   401); `accept`: another representation than JSON (a statement as text/csv), read in `text`
  * @returns {Promise<Answer<O>>}
  */
 export async function api(_op, method, path, body, opts = {}) {
   /** @type {Record<string, string>} */
-  const headers = { Authorization: 'Bearer ' + (opts.token || session.token), Accept: 'application/json' };
+  const headers = { Authorization: 'Bearer ' + (opts.token || session.token), Accept: opts.accept || 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   if (opts.etag) headers['If-None-Match'] = opts.etag;
   let res;

@@ -83,7 +83,23 @@ export function shortPlace(p) {
 }
 /** @param {Job} j */
 export function party(j) {
-  return j.passengers.adults + (j.passengers.adults === 1 ? ' adult, ' : ' adults, ') + j.passengers.luggage + (j.passengers.luggage === 1 ? ' bag' : ' bags');
+  const p = j.passengers;
+  const children = p.children ? p.children + (p.children === 1 ? ' child, ' : ' children, ') : '';
+  return p.adults + (p.adults === 1 ? ' adult, ' : ' adults, ') + children + p.luggage + (p.luggage === 1 ? ' bag' : ' bags');
+}
+/** The seats a job's vehicle must carry, in words ("1 child seat, 1 booster seat"); '' without any. @param {Job} j */
+export function seats(j) {
+  return j.extras.map((e) => e.quantity + ' ' + e.code.replace('_', ' ') + (e.quantity === 1 ? '' : 's')).join(', ');
+}
+/** Why a change of its booking or order released the job's driver and vehicle, in words. @param {Job} j */
+export function releasedText(j) {
+  if (!j.released) return '';
+  const why = {
+    overlap: 'its new time overlaps another job of the driver or vehicle',
+    vehicle_too_small: 'the vehicle no longer carries the party',
+    vehicle_lacks_equipment: 'the vehicle lacks a seat now needed',
+  }[j.released.reason];
+  return 'Released by a change: ' + (why || j.released.reason) + '. Assign again.';
 }
 /** @param {Job} j */
 export function whoFor(j) {

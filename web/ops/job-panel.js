@@ -5,7 +5,7 @@
  */
 import { api, failed, handler } from './api.js';
 import { $, h, maybe, resultArea, say } from './dom.js';
-import { FLEET_NAMES, FLEET_ORDER, hhmm, party, place, statusText, whereabouts, whoFor } from './format.js';
+import { FLEET_NAMES, FLEET_ORDER, hhmm, party, place, releasedText, seats, statusText, whereabouts, whoFor } from './format.js';
 import { can, serviceNow, session } from './state.js';
 
 /** @typedef {import('./api.js').Job} Job */
@@ -51,6 +51,9 @@ export function renderJobPanel(j, day, actions) {
     ['Drop-off', place(j.dropoff), true],
     ['Holds a vehicle', hhmm(j.pickup_at) + '–' + hhmm(j.ends_at)],
     ['Party', party(j) + ' · ' + FLEET_NAMES[j.fleet_code]],
+    ...(j.extras.length ? /** @type {[string, string][]} */ ([['Seats to fit', seats(j)]]) : []),
+    ...(j.notes ? /** @type {[string, string, boolean][]} */ ([['Notes for the driver', j.notes, true]]) : []),
+    ...(j.released ? /** @type {[string, string, boolean][]} */ ([['Released', releasedText(j), true]]) : []),
     ['Passenger', j.passenger.name + (j.passenger.phone ? ', ' + j.passenger.phone : '')],
     ['For', whoFor(j)],
     ['Driver', j.driver ? j.driver.name + ', ' + j.driver.phone : 'none yet'],
@@ -122,6 +125,11 @@ function assignForm(j, day, actions) {
     (groups[v.fleet_code] = groups[v.fleet_code] || []).push(v);
   });
   const codes = [j.fleet_code, ...FLEET_ORDER.filter((c) => c !== j.fleet_code)];
+  /** " · lacks 1 child seat" when the vehicle does not carry the seats the job needs. @param {import('./api.js').Vehicle} v */
+  const lacking = (v) => {
+    const missing = j.extras.filter((e) => v.equipment[e.code] < e.quantity).map((e) => e.quantity - v.equipment[e.code] + ' ' + e.code.replace('_', ' '));
+    return missing.length ? ' · lacks ' + missing.join(', ') : '';
+  };
   const vehicles = h(
     'select',
     { id: 'assign-vehicle', name: 'vehicle_id', required: true },
@@ -136,7 +144,7 @@ function assignForm(j, day, actions) {
             h(
               'option',
               { value: v.vehicle_id, selected: j.vehicle && j.vehicle.vehicle_id === v.vehicle_id },
-              v.plate + ' · ' + v.brand + ' ' + v.model + busy('vehicle', v.vehicle_id),
+              v.plate + ' · ' + v.brand + ' ' + v.model + lacking(v) + busy('vehicle', v.vehicle_id),
             ),
           ),
         ),

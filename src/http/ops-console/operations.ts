@@ -18,6 +18,7 @@ const ASSET_FILES: Record<string, string> = {
   'job-panel.js': 'web/ops/job-panel.js',
   'operators.js': 'web/ops/operators.js',
   'partner-settings.js': 'web/ops/partner-settings.js',
+  'partner-terms.js': 'web/ops/partner-terms.js',
   'partners.js': 'web/ops/partners.js',
   'router.js': 'web/ops/router.js',
   'session.js': 'web/ops/session.js',
