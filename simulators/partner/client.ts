@@ -17,6 +17,11 @@ export type WebhookEndpoint = Schemas['WebhookEndpoint'];
 export type WebhookEvent = Schemas['WebhookEvent'];
 export type EventList = Schemas['EventList'];
 export type ErrorCode = ErrorEnvelope['error']['code'];
+export type AmendmentRequest = Schemas['AmendmentRequest'];
+export type ChangeQuoteRequest = Schemas['ChangeQuoteRequest'];
+export type ChangeQuote = Schemas['ChangeQuote'];
+export type CancellationPreview = Schemas['CancellationPreview'];
+export type Statement = Schemas['Statement'];
 
 /** What openapi-fetch calls: globalThis.fetch fits, and so does any wrapper of it. */
 export type FetchLike = (input: Request) => Promise<Response>;
@@ -46,6 +51,11 @@ export interface BookingOptions {
   idempotencyKey?: string;
 }
 
+/** A change of a booking: the ETag read last (If-Match, required by the service) and an Idempotency-Key. */
+export interface ChangeOptions extends BookingOptions {
+  ifMatch?: string;
+}
+
 /** A sandbox fault the service can simulate on any request (the Sandbox-Simulate header). */
 export type SimulatedFault = 'service_unavailable' | 'rate_limited' | 'idempotency_in_progress' | 'slow';
 export type IntegrationReport = Schemas['IntegrationReport'];
@@ -57,6 +67,13 @@ export interface PartnerClient {
   createBooking(body: BookingRequest, opts?: BookingOptions): Promise<ApiResult<Booking>>;
   getBooking(bookingRef: string): Promise<ApiResult<Booking>>;
   cancelBooking(bookingRef: string): Promise<ApiResult<Booking>>;
+  /** What cancelling would cost now. */
+  previewCancellation(bookingRef: string): Promise<ApiResult<CancellationPreview>>;
+  /** A free change (passenger, flight, luggage, notes); `ifMatch`: the booking's ETag. */
+  amendBooking(bookingRef: string, body: AmendmentRequest, opts?: ChangeOptions): Promise<ApiResult<Booking>>;
+  createChangeQuote(bookingRef: string, body: ChangeQuoteRequest): Promise<ApiResult<ChangeQuote>>;
+  applyChange(bookingRef: string, body: { change_quote_id: string; offer_id: string }, opts?: ChangeOptions): Promise<ApiResult<Booking>>;
+  getStatement(from: string, to: string): Promise<ApiResult<Statement>>;
   /** Sandbox only: make an offer expire now. */
   expireOffer(offerId: string): Promise<ApiResult<ExpiredOffer>>;
   /** Sandbox only: move a booking as dispatch would (driver_assigned, completed, no_show). */
@@ -85,6 +102,12 @@ export function isErrorEnvelope(body: unknown): body is ErrorEnvelope {
     !!body && typeof body === 'object' && 'error' in body && !!(body as { error: unknown }).error && typeof (body as { error: unknown }).error === 'object'
   );
 }
+
+/** The headers of a change: If-Match and Idempotency-Key, when given. */
+const changeHeaders = (o: ChangeOptions) => ({
+  ...(o.ifMatch ? { 'If-Match': o.ifMatch } : {}),
+  ...(o.idempotencyKey ? { 'Idempotency-Key': o.idempotencyKey } : {}),
+});
 
 /**
  * The plain client: one request per call, every HTTP status returned as data (never thrown). Network errors and
@@ -133,6 +156,30 @@ export function createPartnerClient(opts: PartnerClientOptions): PartnerClient {
     async cancelBooking(bookingRef) {
       const r = await api.POST('/bookings/{booking_ref}/cancel', { params: { path: { booking_ref: bookingRef } }, signal: signal() });
       return result<Booking>('POST', `/bookings/${encodeURIComponent(bookingRef)}/cancel`, r);
+    },
+    async previewCancellation(bookingRef) {
+      const r = await api.GET('/bookings/{booking_ref}/cancellation', { params: { path: { booking_ref: bookingRef } }, signal: signal() });
+      return result<CancellationPreview>('GET', `/bookings/${encodeURIComponent(bookingRef)}/cancellation`, r);
+    },
+    async amendBooking(bookingRef, body, o = {}) {
+      const r = await api.PATCH('/bookings/{booking_ref}', { params: { path: { booking_ref: bookingRef }, header: changeHeaders(o) }, body, signal: signal() });
+      return result<Booking>('PATCH', `/bookings/${encodeURIComponent(bookingRef)}`, r);
+    },
+    async createChangeQuote(bookingRef, body) {
+      const r = await api.POST('/bookings/{booking_ref}/change_quotes', { params: { path: { booking_ref: bookingRef } }, body, signal: signal() });
+      return result<ChangeQuote>('POST', `/bookings/${encodeURIComponent(bookingRef)}/change_quotes`, r);
+    },
+    async applyChange(bookingRef, body, o = {}) {
+      const r = await api.POST('/bookings/{booking_ref}/changes', {
+        params: { path: { booking_ref: bookingRef }, header: changeHeaders(o) },
+        body,
+        signal: signal(),
+      });
+      return result<Booking>('POST', `/bookings/${encodeURIComponent(bookingRef)}/changes`, r);
+    },
+    async getStatement(from, to) {
+      const r = await api.GET('/statements', { params: { query: { from, to } }, signal: signal() });
+      return result<Statement>('GET', `/statements?from=${from}&to=${to}`, r);
     },
     async expireOffer(offerId) {
       const r = await api.POST('/test_helpers/offers/{offer_id}/expire', { params: { path: { offer_id: offerId } }, signal: signal() });

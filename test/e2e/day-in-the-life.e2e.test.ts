@@ -95,12 +95,20 @@ describe('A day in the life', () => {
     expect(retried.status).toBe(200);
     expect(retried.headers.get('idempotent-replayed')).toBe('true');
     expect(retried.data!.booking_ref).toBe(ref);
-    // A second booking, for a trip the client will call off.
+    // A second booking, for a trip the client will call off late, inside a fee tier of the agency's terms.
     const q2 = await partner.createQuote({
       pickup: { name: 'Galle' },
       dropoff: { iata: 'CMB' },
-      pickup_datetime: '2026-12-05T06:00:00+05:30',
+      pickup_datetime: '2026-12-01T20:00:00+05:30',
       passengers: { adults: 2, luggage: 2 },
+    });
+    // Free until 12 hours before pickup, then 50 %, then 100 % from 2 hours before: the default terms.
+    expect(q2.data!.offers[0].cancellation_policy).toMatchObject({
+      free_until: '2026-12-01T02:30:00.000Z',
+      fees: [
+        { from: '2026-12-01T02:30:00.000Z', percent: 50 },
+        { from: '2026-12-01T12:30:00.000Z', percent: 100 },
+      ],
     });
     const second = await partner.createBooking({
       ...bookingBody,
@@ -152,11 +160,11 @@ describe('A day in the life', () => {
     const jobs = await ops.jobs({});
     expect(jobs.map((j) => [j.source, j.booking_ref ?? j.order_id, j.status, j.fleet_code])).toEqual([
       ['partner', ref, 'confirmed', 'standard_car'],
+      ['partner', second.data!.booking_ref, 'confirmed', 'standard_car'],
       ['marketplace', orderId, 'confirmed', 'standard_van'],
       ['marketplace', 'INT-900001', 'confirmed', 'suv'],
-      ['partner', second.data!.booking_ref, 'confirmed', 'standard_car'],
     ]);
-    const [agencyJob, vanJob, suvJob] = jobs;
+    const [agencyJob, , vanJob, suvJob] = jobs;
     expect(agencyJob.dropoff).toMatchObject({ name: 'Jetwing Lighthouse, Galle', resolved_name: 'Galle' });
 
     // 09:00 — the operator dispatches. The agency sees its driver; the marketplace gets driver info for its orders.
@@ -181,10 +189,30 @@ describe('A day in the life', () => {
       vehicle: { brand: 'Mitsubishi', model: 'Montero', plate: 'CAW-4587' },
     });
 
-    // 18:00 — both sides cancel: the agency its second booking, the marketplace the van order (freeing Rizwan and the van).
-    clock.advance(9 * 60 * 60 * 1000);
-    const cancelled = await partner.cancelBooking(second.data!.booking_ref);
-    expect(cancelled.data).toMatchObject({ status: 'cancelled', cancelled_at: '2026-11-21T18:00:00.000Z' });
+    // 10:00 — the traveller's flight changes, and she wants a name board for the surfboards: the agency amends the
+    // booking with the ETag it last read. The driver keeps the job; his board shows the notes.
+    clock.advance(60 * 60 * 1000);
+    const current = await partner.getBooking(ref);
+    const amended = await partner.amendBooking(
+      ref,
+      { flight_number: 'UL 506', notes: 'Sign: Perera family (2 surfboards)' },
+      { ifMatch: current.headers.get('etag')!, idempotencyKey: 'ih-0042-flight' },
+    );
+    expect(amended.status).toBe(200);
+    expect(amended.headers.get('etag')).toBe('"2"');
+    expect(amended.data).toMatchObject({ version: 2, status: 'driver_assigned', flight_number: 'UL506', notes: 'Sign: Perera family (2 surfboards)' });
+    expect((await ops.call('GET', `/jobs/${agencyJob.job_id}`)).body).toMatchObject({
+      status: 'driver_assigned',
+      flight_number: 'UL506',
+      notes: 'Sign: Perera family (2 surfboards)',
+    });
+    // A second amendment on the stale ETag is refused, not applied over the first.
+    const stale = await partner.amendBooking(ref, { notes: 'Sign: Perera' }, { ifMatch: current.headers.get('etag')! });
+    expect(stale.status).toBe(412);
+    expect(stale.error).toMatchObject({ code: 'precondition_failed', details: { current_version: 2 } });
+
+    // 18:00 — the marketplace cancels the van order (freeing Rizwan and the van).
+    clock.advance(8 * 60 * 60 * 1000);
     const mpCancel = await drive('cancel', { order_id: orderId, reason: 'client changed plans' });
     expect(mpCancel.response.body).toMatchObject({ status: 'OK', order_state: 'cancelled' });
     expect((await ops.call('GET', `/jobs/${vanJob.job_id}`)).body).toMatchObject({ status: 'cancelled' });
@@ -195,17 +223,27 @@ describe('A day in the life', () => {
     clock.set('2026-12-01T07:10:00Z');
     expect((await ops.call('POST', `/jobs/${agencyJob.job_id}/complete`)).body.status).toBe('completed');
     expect((await partner.getBooking(ref)).data).toMatchObject({ status: 'completed', driver: { name: 'Sunil Fernando' } });
+    // The evening's trip is called off at 12:40 in Sri Lanka, 7 h 20 before pickup: the agency checks the fee, then
+    // cancels, at half the price, as the policy said when it booked.
+    const price = second.data!.price;
+    const feeCents = Math.round(Math.round(price * 100) / 2);
+    const fee = feeCents / 100;
+    const preview = await partner.previewCancellation(second.data!.booking_ref);
+    expect(preview.data).toMatchObject({ cancellable: true, fee, as_of: '2026-12-01T07:10:00.000Z' });
+    const cancelled = await partner.cancelBooking(second.data!.booking_ref);
+    expect(cancelled.data).toMatchObject({ status: 'cancelled', cancelled_at: '2026-12-01T07:10:00.000Z', cancellation_fee: fee });
     // The agency catches up on its events instead of polling each booking: each booking's story, in sequence.
     const events = await eventually("the agency's events", async () => {
       const listed = (await partner.listEvents({ limit: 100 })).data?.data ?? [];
-      return listed.length >= 5 ? listed : undefined;
+      return listed.length >= 6 ? listed : undefined;
     });
     const story = (bookingRef: string) =>
       events.filter((e) => 'booking' in e.data && e.data.booking?.booking_ref === bookingRef).map((e) => [e.type, e.sequence]);
     expect(story(ref)).toEqual([
       ['booking.confirmed', 1],
       ['booking.driver_assigned', 2],
-      ['booking.completed', 3],
+      ['booking.amended', 3],
+      ['booking.completed', 4],
     ]);
     expect(story(second.data!.booking_ref)).toEqual([
       ['booking.confirmed', 1],
@@ -234,7 +272,15 @@ describe('A day in the life', () => {
     });
     expect((await sim('GET', '/__sim/orders/INT-900001')).body.status).toBe('no_show');
 
-    expect((await ops.jobs({})).map((j) => j.status)).toEqual(['completed', 'cancelled', 'no_show', 'cancelled']);
+    expect((await ops.jobs({})).map((j) => j.status)).toEqual(['completed', 'cancelled', 'cancelled', 'no_show']);
+    // The agency's statement of 1 December: the completed trip at its price, the cancelled one at its fee.
+    const statement = (await partner.getStatement('2026-12-01', '2026-12-01')).data!;
+    expect(statement.lines.map((l) => [l.partner_reference, l.status, l.amount_due, l.final])).toEqual([
+      ['IH-2026-0042', 'completed', offer.price, true],
+      ['IH-2026-0043', 'cancelled', fee, true],
+    ]);
+    const total = (Math.round(offer.price * 100) + feeCents) / 100;
+    expect(statement.totals).toEqual({ amount_due: total, final_amount_due: total, bookings: 2 });
 
     // Everything that crossed a boundary is in the audit log, inbound and outbound.
     const surfaces = await app.db('audit_log').select('surface', 'direction').count({ n: '*' }).groupBy('surface', 'direction');
