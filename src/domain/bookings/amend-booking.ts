@@ -2,9 +2,8 @@ import type { Tx } from '../../data/database';
 import type { BookingRow } from '../../data/repositories/bookings-repository';
 import { AppError } from '../../shared/errors';
 import { storedFleetCode, vehicleOf } from '../fleet/fleet';
-import { assertChangeable, assertVersion, commitChange } from './booking-changes';
-import { bookingJob, bookingMeeting, flightDesignator, type Scope } from './booking-decision';
-import { requireBooking } from './get-booking';
+import { assertChangeable, assertVersion, commitChange, lockForChange, type BookingChangeRequest } from './booking-changes';
+import { bookingJob, bookingMeeting, flightDesignator } from './booking-decision';
 import { keyOf, underKey, type Answer, type KeyedSession, type Refused, type Replayed } from './idempotency';
 
 /** What a partner may change free of charge (PATCH /bookings/{booking_ref}). */
@@ -15,13 +14,8 @@ export interface Amendment {
   notes?: string | null;
 }
 
-export interface AmendBooking {
-  scope: Scope;
-  bookingRef: string;
+export interface AmendBooking extends BookingChangeRequest {
   amendment: Amendment;
-  /** The version the caller last read (If-Match): undefined when absent. */
-  expectedVersion: number | undefined;
-  idempotencyKey?: string;
 }
 
 export type Amended = { kind: 'done'; value: BookingRow } | Refused;
@@ -43,8 +37,7 @@ export async function amendBooking(tx: Tx, req: AmendBooking, s: KeyedSession & 
   const key = keyOf(req.scope, 'amendBooking', req.idempotencyKey);
   const request = { booking_ref: req.bookingRef.toUpperCase(), ...req.amendment };
   return underKey(tx, key, request, s, async (sp) => {
-    const row = await requireBooking(sp, req.scope, req.bookingRef, true);
-    if (req.expectedVersion === undefined) assertVersion(row, undefined);
+    const row = await lockForChange(sp, req);
     assertChangeable(row, s.now);
     assertVersion(row, req.expectedVersion);
 

@@ -6,19 +6,13 @@ import { markChangeQuoteApplied } from '../../data/repositories/quotes-repositor
 import { AppError, notFound } from '../../shared/errors';
 import { jobEndsAt } from '../fleet/job-window';
 import { seatCounts } from '../pricing/extras';
-import { assertChangeable, assertVersion, commitChange } from './booking-changes';
-import { bookedPlace, bookingJob, bookingMeeting, type Scope } from './booking-decision';
-import { requireBooking } from './get-booking';
+import { assertChangeable, assertVersion, commitChange, lockForChange, type BookingChangeRequest } from './booking-changes';
+import { bookedPlace, bookingJob, bookingMeeting } from './booking-decision';
 import { keyOf, underKey, type Answer, type KeyedSession, type Refused, type Replayed } from './idempotency';
 
-export interface ApplyChange {
-  scope: Scope;
-  bookingRef: string;
+export interface ApplyChange extends BookingChangeRequest {
   changeQuoteId: string;
   offerId: string;
-  /** The version the caller last read (If-Match): undefined when absent. */
-  expectedVersion: number | undefined;
-  idempotencyKey?: string;
 }
 
 export type Changed = { kind: 'done'; value: BookingRow } | Refused;
@@ -42,8 +36,7 @@ export async function applyChange(tx: Tx, req: ApplyChange, s: KeyedSession & { 
   const key = keyOf(req.scope, 'applyBookingChange', req.idempotencyKey);
   const request = { booking_ref: req.bookingRef.toUpperCase(), change_quote_id: req.changeQuoteId, offer_id: req.offerId };
   return underKey(tx, key, request, s, async (sp) => {
-    const row = await requireBooking(sp, req.scope, req.bookingRef, true);
-    if (req.expectedVersion === undefined) assertVersion(row, undefined);
+    const row = await lockForChange(sp, req);
     if (row.offerId === req.offerId) return row;
     assertChangeable(row, s.now);
     assertVersion(row, req.expectedVersion);

@@ -4,13 +4,33 @@ import type { JobRecord, JobRow } from '../../data/repositories/jobs-repository'
 import { AppError } from '../../shared/errors';
 import { followChange } from '../fleet/follow-change';
 import { recordAmendment } from '../webhooks/events';
-import { offerConsumed } from './booking-decision';
+import { offerConsumed, type Scope } from './booking-decision';
+import { requireBooking } from './get-booking';
 
 /**
  * What every change of a booking shares (an amendment, PATCH; a priced change, POST …/changes): which bookings can
  * change and until when, the precondition (If-Match), and how a change is written — the booking at version + 1, its
  * job following it, and `booking.amended` naming what changed, all in the request's transaction.
  */
+
+/** What every change request of a booking names: whose booking, the version the caller read, its key. */
+export interface BookingChangeRequest {
+  scope: Scope;
+  bookingRef: string;
+  /** The version the caller last read (If-Match): undefined when absent. */
+  expectedVersion: number | undefined;
+  idempotencyKey?: string;
+}
+
+/**
+ * The booking to change, locked until the request commits (concurrent changes are judged one after the other). A
+ * request without If-Match is refused first: it could not be judged whatever the booking's state.
+ */
+export async function lockForChange(tx: Tx, req: BookingChangeRequest): Promise<BookingRow> {
+  const row = await requireBooking(tx, req.scope, req.bookingRef, true);
+  if (req.expectedVersion === undefined) assertVersion(row, undefined);
+  return row;
+}
 
 /** Changes close this long before pickup: the driver is on the way. */
 export const CHANGE_CUTOFF_MS = 2 * 60 * 60 * 1000;

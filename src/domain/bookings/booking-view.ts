@@ -1,6 +1,7 @@
 import { toDecimal } from '../pricing/money';
 import type { BookingRow } from '../../data/repositories/bookings-repository';
 import { cancellationPolicy } from '../terms/cancellation-policy';
+import { extraView } from '../pricing/extras';
 
 export type { BookingRow };
 
@@ -43,7 +44,7 @@ export function bookingView(b: BookingRow) {
     vehicle_code: b.vehicleCode,
     vehicle: b.vehicleName,
     passengers: { adults: b.adults, children: b.children, luggage: b.luggage },
-    extras: b.extras.map((e) => ({ code: e.code, quantity: e.quantity, price: toDecimal(e.amount_minor, b.currency) })),
+    extras: b.extras.map((e) => extraView(e, b.currency)),
     passenger: person(b.passenger),
     flight_number: b.flightNumber,
     notes: b.notes,

@@ -1,5 +1,5 @@
 import { invalidRequest } from '../../shared/errors';
-import type { Currency } from './money';
+import { toDecimal, type Currency } from './money';
 import { usdToCurrency, type FxRates } from './price-journey';
 
 /** Seats for children a vehicle can carry, fitted before pickup. */
@@ -49,6 +49,9 @@ export function priceExtras(extras: readonly ExtraRequest[], currency: Currency,
 }
 
 export const extrasTotal = (extras: readonly PricedExtra[]): number => extras.reduce((n, e) => n + e.amount_minor, 0);
+
+/** Seats as partners read them, priced in decimal money. */
+export const extraView = (e: PricedExtra, currency: Currency) => ({ code: e.code, quantity: e.quantity, price: toDecimal(e.amount_minor, currency) });
 
 export const seatCounts = (extras: readonly ExtraRequest[]): SeatCounts => Object.fromEntries(extras.map((e) => [e.code, e.quantity]));
 

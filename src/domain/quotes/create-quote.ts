@@ -8,7 +8,7 @@ import { jobEndsAt } from '../fleet/job-window';
 import type { OfferForBooking } from '../../data/repositories/bookings-repository';
 import { hex32 } from '../../shared/ids';
 import { invalidRequest } from '../../shared/errors';
-import { checkedExtras, extrasTotal, priceExtras, seatCounts, type ExtraRequest, type PricedExtra, type SeatCounts } from '../pricing/extras';
+import { checkedExtras, extrasTotal, extraView, priceExtras, seatCounts, type ExtraRequest, type SeatCounts } from '../pricing/extras';
 import { adjustedFare, cancellationPolicy } from '../terms/cancellation-policy';
 import type { SaleTerms } from '../terms/terms';
 
@@ -200,8 +200,6 @@ function bookable(q: QuoteRecord, o: OfferRecord): OfferForBooking {
     extras: q.extras,
   };
 }
-
-const extraView = (e: PricedExtra, currency: Currency) => ({ code: e.code, quantity: e.quantity, price: toDecimal(e.amount_minor, currency) });
 
 /** An offer as partners read it, with what cancelling it once booked would cost. */
 export function offerView(q: QuoteRecord, o: OfferRecord) {

@@ -97,6 +97,24 @@ describe(`Partner webhooks (${backend})`, () => {
       expect(audit[0].request_body).toEqual(event);
     });
 
+    it('when a booking is amended, then booking.amended is delivered, signed, with the booking as it is now and the fields that changed', async () => {
+      const p = await ops.partnerWithKeys('Amending Partner');
+      const { rx, secret } = await endpoint(p.testKey, { events: ['booking.amended'] });
+      const booking = await bookTransfer(call, p.testKey);
+      const amended = await call('PATCH', `/transfers/v1/bookings/${booking.booking_ref}`, {
+        key: p.testKey,
+        headers: { 'If-Match': '"1"' },
+        body: { passenger: { phone: '+94 77 765 4321' }, notes: 'Sign: Perera' },
+      });
+      expect(amended.status).toBe(200);
+      expect(await deliver()).toEqual({ delivered: 1, retried: 0, failed: 0 });
+      const [d] = rx.deliveries;
+      const event = new Webhook(secret).verify(d.body, d.headers) as any;
+      expect(event).toMatchObject({ type: 'booking.amended', sequence: 2, data: { changes: ['passenger', 'notes'] } });
+      expect(JSON.stringify(event.data.booking)).toBe(amended.text);
+      expect(event.data.booking).toMatchObject({ version: 2, notes: 'Sign: Perera' });
+    });
+
     it('when the secret is rotated, then deliveries carry two signatures for 24 hours, either secret verifies, and then only the new one', async () => {
       const p = await ops.partnerWithKeys('Rotating Partner');
       const { rx, id, secret: old } = await endpoint(p.testKey);
