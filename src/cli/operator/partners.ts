@@ -45,7 +45,8 @@ export function registerPartners(program: Command, cli: Cli): void {
     .command('terms <partner_id>')
     .description("show the partner's terms, or make a new version of them (options not given stay as they are)")
     .option('--fee <hours:percent>', 'a cancellation fee of percent from hours before pickup (repeat it; --fee none: free until pickup)', collect, [])
-    .option('--no-show <percent>', 'what a no-show is billed, in percent of the price')
+    // Not --no-show: commander reads any --no-<name> as the negation of --<name>.
+    .option('--noshow <percent>', 'what a no-show is billed, in percent of the price')
     .option('--adjust <percent>', "the partner's rate against the rate card (-10: 10 % below)")
     .action((p: string, o: TermsOptions, cmd: Command) => terms(cli, p, o, cmd));
   partner
@@ -67,7 +68,7 @@ const collect = (value: string, previous: string[]) => [...previous, value];
 
 interface TermsOptions {
   fee: string[];
-  noShow?: string;
+  noshow?: string;
   adjust?: string;
 }
 
@@ -86,7 +87,7 @@ async function terms({ api, print }: Cli, p: string, o: TermsOptions, cmd: Comma
       }),
     );
   const current = await api('getPartnerTerms', 'GET', `/partners/${id(p)}/terms`);
-  if (!o.fee.length && o.noShow === undefined && o.adjust === undefined) return show(current);
+  if (!o.fee.length && o.noshow === undefined && o.adjust === undefined) return show(current);
   const number = (flag: string, v: string) => {
     const n = Number(v);
     if (v.trim() === '' || !Number.isFinite(n)) cmd.error(`error: ${flag} must be a number, not "${v}"`);
@@ -101,7 +102,7 @@ async function terms({ api, print }: Cli, p: string, o: TermsOptions, cmd: Comma
       });
   const body: Body<'putPartnerTerms'> = {
     cancellation_fees: o.fee.length ? fees : current.cancellation_fees,
-    no_show_percent: o.noShow !== undefined ? number('--no-show', o.noShow) : current.no_show_percent,
+    no_show_percent: o.noshow !== undefined ? number('--noshow', o.noshow) : current.no_show_percent,
     price_adjustment_percent: o.adjust !== undefined ? number('--adjust', o.adjust) : current.price_adjustment_percent,
   };
   show(await api('putPartnerTerms', 'PUT', `/partners/${id(p)}/terms`, body));

@@ -128,6 +128,36 @@ describe('Operator CLI', () => {
     expect(bad.stderr).toMatch(/^error invalid_request: .*\n {2}vehicle: /);
   });
 
+  it("when a partner's terms are changed from the CLI, then a new version keeps what the options do not name; the statement and a vehicle's seats read back", async () => {
+    const p = await json(['partner', 'create', 'CLI Terms']);
+    const shown = await cli(['partner', 'terms', p.partner_id]);
+    expect(shown.stdout).toContain('cancellation_fees: 50 % from 12 h before pickup; 100 % from 2 h before pickup');
+    const v2 = await json(['partner', 'terms', p.partner_id, '--fee', '48:25', '--fee', '6:100', '--adjust', '-10']);
+    expect(v2).toMatchObject({
+      version: 2,
+      cancellation_fees: [
+        { hours_before: 48, percent: 25 },
+        { hours_before: 6, percent: 100 },
+      ],
+      no_show_percent: 100,
+      price_adjustment_percent: -10,
+    });
+    const v3 = await json(['partner', 'terms', p.partner_id, '--fee', 'none', '--noshow', '80']);
+    expect(v3).toMatchObject({ version: 3, cancellation_fees: [], no_show_percent: 80, price_adjustment_percent: -10 });
+    const bad = await cli(['partner', 'terms', p.partner_id, '--fee', '12']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--fee takes hours:percent');
+
+    const statement = await cli(['partner', 'statement', p.partner_id, '--env', 'live', '--from', '2026-12-01', '--to', '2026-12-31']);
+    expect(statement.code).toBe(0);
+    expect(statement.stdout).toMatch(/bookings:\s+0/);
+
+    const car = await json(['vehicle', 'add', 'suv', 'CAW-4587', 'Mitsubishi', 'Montero', 'white']);
+    const seats = await cli(['vehicle', 'equipment', car.vehicle_id, '--child-seat', '2', '--booster-seat', '1']);
+    expect(seats.stdout).toMatch(/seats:\s+2 child, 1 booster/);
+    expect((await json(['vehicle', 'list', '--fleet-code', 'suv'])).data[0].equipment).toEqual({ infant_seat: 0, child_seat: 2, booster_seat: 1 });
+  });
+
   it('when the audit log is listed, then the limit and filters reach the API', async () => {
     for (let i = 0; i < 3; i++) await json(['partner', 'list']);
     const audit = await json(['audit', 'list', '--limit', '3']);
