@@ -4,158 +4,26 @@ import { isUniqueViolation } from '../errors';
 import { storeWrite, type Completion, type IdempotencyScope, type StoredResponse } from './idempotency-repository';
 import { jobWrite, type JobRecord } from './jobs-repository';
 import { eventWrite, type NewEvent } from './webhook-events-repository';
-import type { StoredExtra, StoredTerms } from './quotes-repository';
+import {
+  BOOKING,
+  bookingColumns,
+  bookingJson,
+  CASTS,
+  FIELDS,
+  fromJson,
+  fromRow,
+  OFFER_JSON,
+  param,
+  type BookingJson,
+  type BookingRow,
+  type BookingStatus,
+  type Dated,
+  type DriverSnapshot,
+  type Env,
+  type OfferForBooking,
+} from './booking-record';
 
-export type Env = 'sandbox' | 'production';
-/** A place as the quote located it. */
-export type Place = { name: string; iata?: string; lat: number; lon: number };
-/** A place of a booking: the partner's own text (`name`) beside where we located it. */
-export type BookedPlace = { name: string; resolved_name: string; iata?: string; lat: number; lon: number };
-export type BookingStatus = 'confirmed' | 'driver_assigned' | 'completed' | 'no_show' | 'cancelled';
-/** The driver as the partner sees it, once assigned. */
-export type DriverSnapshot = { name: string; phone: string; vehicle: string; plate: string };
-
-export interface BookingRow {
-  bookingRef: string;
-  partnerId: string;
-  env: Env;
-  partnerReference: string;
-  quoteId: string;
-  offerId: string;
-  /** 1 when made; each amendment and priced change adds one (the ETag). */
-  version: number;
-  status: BookingStatus;
-  driver: DriverSnapshot | null;
-  vehicle: string;
-  vehicleCode: string;
-  vehicleName: string;
-  amountMinor: number;
-  currency: 'USD' | 'EUR' | 'LKR';
-  pickup: BookedPlace;
-  dropoff: BookedPlace;
-  pickupDatetime: string;
-  pickupAt: Date;
-  journeyType: 'arrival' | 'departure' | 'point_to_point';
-  adults: number;
-  children: number;
-  luggage: number;
-  /** Seats for children, priced (included in amountMinor). */
-  extras: StoredExtra[];
-  passenger: { first_name: string; last_name: string; email?: string; phone?: string };
-  flightNumber: string | null;
-  notes: string | null;
-  /** The terms it was sold under (a priced change takes its change quote's). */
-  terms: StoredTerms;
-  meetingInstructions: string;
-  emergencyPhone: string;
-  createdAt: Date;
-  cancelledAt: Date | null;
-  completedAt: Date | null;
-  noShowAt: Date | null;
-  /** What the cancellation cost (set when cancelled). */
-  cancellationFeeMinor: number | null;
-  /** The sequence number of the booking's latest webhook event (1 for `booking.confirmed`). */
-  eventSeq: number;
-}
-
-/** An offer with what its quote knows of the journey: everything a booking decision reads. */
-export interface OfferForBooking {
-  offerId: string;
-  quoteId: string;
-  vehicle: string;
-  vehicleCode: string;
-  vehicleName: string;
-  maxPassengers: number;
-  maxLuggage: number;
-  amountMinor: number;
-  currency: BookingRow['currency'];
-  expiresAt: Date;
-  journeyType: BookingRow['journeyType'];
-  pickup: Place;
-  dropoff: Place;
-  pickupAt: Date;
-  request: { pickup: { name?: string }; dropoff: { name?: string }; pickup_datetime: string };
-  durationMin: number | null;
-  /** The partner's terms that priced it. */
-  terms: StoredTerms;
-  /** The seats asked for, priced (included in amountMinor). */
-  extras: StoredExtra[];
-}
-
-/** Column → field, in one place for every way a booking is read or written. */
-const BOOKING = {
-  bookingRef: 'booking_ref',
-  partnerId: 'partner_id',
-  env: 'env',
-  partnerReference: 'partner_reference',
-  quoteId: 'quote_id',
-  offerId: 'offer_id',
-  version: 'version',
-  status: 'status',
-  driver: 'driver',
-  vehicle: 'vehicle',
-  vehicleCode: 'vehicle_code',
-  vehicleName: 'vehicle_name',
-  amountMinor: 'amount_minor',
-  currency: 'currency',
-  pickup: 'pickup',
-  dropoff: 'dropoff',
-  pickupDatetime: 'pickup_datetime',
-  pickupAt: 'pickup_at',
-  journeyType: 'journey_type',
-  adults: 'adults',
-  children: 'children',
-  luggage: 'luggage',
-  extras: 'extras',
-  passenger: 'passenger',
-  flightNumber: 'flight_number',
-  notes: 'notes',
-  terms: 'terms',
-  meetingInstructions: 'meeting_instructions',
-  emergencyPhone: 'emergency_phone',
-  createdAt: 'created_at',
-  cancelledAt: 'cancelled_at',
-  completedAt: 'completed_at',
-  noShowAt: 'no_show_at',
-  cancellationFeeMinor: 'cancellation_fee_minor',
-  eventSeq: 'event_seq',
-} as const satisfies Record<keyof BookingRow, string>;
-const FIELDS = Object.keys(BOOKING) as Array<keyof BookingRow>;
-
-const bookingJson = (alias: string) => `json_build_object(${FIELDS.map((f) => `'${f}', ${alias}.${BOOKING[f]}`).join(', ')})`;
-const bookingColumns = (alias: string) => FIELDS.map((f) => `${alias}.${BOOKING[f]} as "${f}"`).join(', ');
-
-/** A booking read as JSON (dates come back as text): the types the rest of the code expects. */
-type Dated<T, K extends keyof T> = Omit<T, K> & { [P in K]: T[P] extends Date ? string : T[P] extends Date | null ? string | null : T[P] };
-/** A booking as json_build_object returns it: timestamps as text, the amount as a number or text. */
-type BookingJson = Dated<BookingRow, 'pickupAt' | 'createdAt' | 'cancelledAt' | 'completedAt' | 'noShowAt'> & {
-  amountMinor: number | string;
-  cancellationFeeMinor: number | string | null;
-};
-
-function fromJson(j: BookingJson | null): BookingRow | undefined {
-  if (!j) return undefined;
-  const at = (t: string | null) => (t ? new Date(t) : null);
-  return {
-    ...j,
-    amountMinor: Number(j.amountMinor),
-    cancellationFeeMinor: j.cancellationFeeMinor === null ? null : Number(j.cancellationFeeMinor),
-    pickupAt: new Date(j.pickupAt),
-    createdAt: new Date(j.createdAt),
-    cancelledAt: at(j.cancelledAt),
-    completedAt: at(j.completedAt),
-    noShowAt: at(j.noShowAt),
-  };
-}
-
-const fromRow = (r: BookingRow | undefined): BookingRow | undefined =>
-  r ? { ...r, amountMinor: Number(r.amountMinor), cancellationFeeMinor: r.cancellationFeeMinor === null ? null : Number(r.cancellationFeeMinor) } : undefined;
-
-const OFFER_JSON = `json_build_object(
-  'offerId', o.offer_id, 'quoteId', o.quote_id, 'vehicle', o.vehicle, 'vehicleCode', o.vehicle_code, 'vehicleName', o.vehicle_name,
-  'maxPassengers', o.max_passengers, 'maxLuggage', o.max_luggage, 'amountMinor', o.amount_minor, 'currency', o.currency,
-  'expiresAt', o.expires_at, 'journeyType', q.journey_type, 'pickup', q.pickup, 'dropoff', q.dropoff, 'pickupAt', q.pickup_at,
-  'request', q.request, 'durationMin', q.duration_min, 'terms', q.terms, 'extras', q.extras)`;
+export type { BookedPlace, BookingRow, BookingStatus, DriverSnapshot, Env, OfferForBooking, Place } from './booking-record';
 
 export interface BookingFacts {
   /** The stored outcome of this Idempotency-Key, if any. */
@@ -200,65 +68,9 @@ export async function bookingFacts(
   };
 }
 
-/** An offer of a change quote of this booking, with the party it was quoted for and whether the change quote was applied. */
-export interface ChangeOffer extends OfferForBooking {
-  appliedAt: Date | null;
-  passengers: { adults: number; children?: number; luggage?: number };
-}
-
-const changeOffer = sql(`
-  select ${OFFER_JSON} as offer, q.applied_at as "appliedAt", q.request->'passengers' as passengers
-  from offers o join quotes q on q.quote_id = o.quote_id
-  where o.offer_id = $1 and q.quote_id = $2 and q.booking_ref = $3 and q.partner_id = $4 and q.env = $5`);
-
-export async function findChangeOffer(
-  db: Sql,
-  scope: { partnerId: string; env: Env },
-  q: { bookingRef: string; changeQuoteId: string; offerId: string },
-): Promise<ChangeOffer | undefined> {
-  const [r] = await db.query<{ offer: Dated<OfferForBooking, 'expiresAt' | 'pickupAt'>; appliedAt: Date | null; passengers: ChangeOffer['passengers'] }>(
-    changeOffer,
-    [q.offerId, q.changeQuoteId, q.bookingRef, scope.partnerId, scope.env],
-  );
-  if (!r) return undefined;
-  const o = r.offer;
-  return {
-    ...o,
-    amountMinor: Number(o.amountMinor),
-    expiresAt: new Date(o.expiresAt),
-    pickupAt: new Date(o.pickupAt),
-    appliedAt: r.appliedAt,
-    passengers: r.passengers,
-  };
-}
-
 const INSERT_COLUMNS = [...FIELDS.map((f) => BOOKING[f]), 'request_id'];
-const CASTS: Partial<Record<keyof BookingRow, string>> = {
-  amountMinor: 'bigint',
-  pickup: 'jsonb',
-  dropoff: 'jsonb',
-  pickupAt: 'timestamptz',
-  adults: 'int',
-  children: 'int',
-  luggage: 'int',
-  extras: 'jsonb',
-  terms: 'jsonb',
-  version: 'int',
-  cancellationFeeMinor: 'bigint',
-  passenger: 'jsonb',
-  createdAt: 'timestamptz',
-  cancelledAt: 'timestamptz',
-  driver: 'jsonb',
-  completedAt: 'timestamptz',
-  noShowAt: 'timestamptz',
-  eventSeq: 'int',
-};
-const JSONB = new Set(FIELDS.filter((f) => CASTS[f] === 'jsonb'));
 const INSERT_VALUES = [...FIELDS.map((f, i) => `$${i + 1}::${CASTS[f] ?? 'text'}`), `$${FIELDS.length + 1}::text`].join(', ');
-const insertParams = (b: BookingRow, requestId: string) => [
-  ...FIELDS.map((f) => (JSONB.has(f) ? (b[f] === null ? null : JSON.stringify(b[f])) : b[f])),
-  requestId,
-];
+const insertParams = (b: BookingRow, requestId: string) => [...FIELDS.map((f) => param(b, f)), requestId];
 
 /** A new booking and everything that commits with it. */
 export interface NewBooking {
@@ -323,7 +135,7 @@ const saveChange = sql(`
  * 'offer_taken' when the offer it now holds is another booking's (bookings_offer_id_unique).
  */
 export async function saveBookingChange(tx: Tx, b: BookingRow): Promise<BookingRow | 'offer_taken'> {
-  const values = MUTABLE.map((f) => (JSONB.has(f) ? (b[f] === null ? null : JSON.stringify(b[f])) : b[f]));
+  const values = MUTABLE.map((f) => param(b, f));
   try {
     return fromRow((await tx.savepoint((sp) => sp.query<BookingRow>(saveChange, [b.bookingRef, ...values])))[0])!;
   } catch (e) {
@@ -364,33 +176,4 @@ export async function setDispatch(
   at: Date,
 ): Promise<BookingRow> {
   return fromRow((await tx.query<BookingRow>(dispatch, [bookingRef, status, driver ? JSON.stringify(driver) : null, at]))[0])!;
-}
-
-/** A booking as a statement reads it. */
-export interface StatementRow {
-  bookingRef: string;
-  partnerReference: string;
-  pickupDatetime: string;
-  status: BookingStatus;
-  amountMinor: number;
-  currency: BookingRow['currency'];
-  cancellationFeeMinor: number | null;
-  noShowPercent: number;
-}
-
-const statementRows = sql(`
-  select booking_ref as "bookingRef", partner_reference as "partnerReference", pickup_datetime as "pickupDatetime", status,
-         amount_minor as "amountMinor", currency, cancellation_fee_minor as "cancellationFeeMinor", (terms->>'no_show_percent')::int as "noShowPercent"
-  from bookings
-  where partner_id = $1 and env = $2 and pickup_at >= $3 and pickup_at < $4
-  order by pickup_at, booking_ref
-  limit $5`);
-
-/** A partner's bookings in one environment picked up in [from, to), by pickup time: at most `limit`. */
-export async function findStatementRows(db: Sql, scope: { partnerId: string; env: Env }, from: Date, to: Date, limit: number): Promise<StatementRow[]> {
-  return (await db.query<StatementRow>(statementRows, [scope.partnerId, scope.env, from, to, limit])).map((r) => ({
-    ...r,
-    amountMinor: Number(r.amountMinor),
-    cancellationFeeMinor: r.cancellationFeeMinor === null ? null : Number(r.cancellationFeeMinor),
-  }));
 }

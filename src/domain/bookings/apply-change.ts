@@ -1,5 +1,6 @@
 import type { Tx } from '../../data/database';
-import { findChangeOffer, type BookingRow, type ChangeOffer } from '../../data/repositories/bookings-repository';
+import type { BookingRow } from '../../data/repositories/bookings-repository';
+import { findChangeOffer, type ChangeOffer } from '../../data/repositories/booking-changes-repository';
 import { hasRoom } from '../../data/repositories/fleet-repository';
 import { findJobBySource } from '../../data/repositories/jobs-repository';
 import { markChangeQuoteApplied } from '../../data/repositories/quotes-repository';

@@ -1,5 +1,5 @@
 import type { Sql } from '../../data/database';
-import { findStatementRows, type StatementRow } from '../../data/repositories/bookings-repository';
+import { findStatementRows, type StatementRow } from '../../data/repositories/statements-repository';
 import { invalidRequest } from '../../shared/errors';
 import { sriLankaDay } from '../fleet/jobs';
 import { toDecimal, type Currency } from '../pricing/money';
