@@ -23,7 +23,8 @@ const DEFAULT_TERMS = `jsonb_build_object('version', 1, 'cancellation_fees', ${D
  * - **Webhooks** gain `booking.amended`; an endpoint subscribed to every event gets it too.
  * - **Vehicles** carry equipment (`{"child_seat": 2}`), and the fleet's capacity counts it: fleet_room says whether
  *   one more job of a class, needing these seats, fits a window (optionally leaving one job out: the job a change
- *   moves); fleet_has_room is the same under the class's lock, and fleet_free_classes what quoting may offer.
+ *   moves); fleet_has_room is the same under the class's lock, and fleet_free_classes what quoting may offer (in
+ *   place of fleet_availability).
  */
 export async function up(knex: Knex): Promise<void> {
   await knex.raw(`
@@ -154,6 +155,8 @@ export async function up(knex: Knex): Promise<void> {
       perform pg_advisory_xact_lock(hashtext('fleet:' || p_code));
       return fleet_room(p_code, p_from, p_to, p_needs, p_except);
     end $fn$`);
+  // What quoting asked before seats counted; fleet_free_classes answers it now.
+  await knex.raw('drop function fleet_availability(timestamptz, timestamptz)');
   await knex.raw(`
     create function fleet_free_classes(p_from timestamptz, p_to timestamptz, p_needs jsonb, p_except bigint) returns setof text
     language sql stable as $fn$
@@ -164,6 +167,22 @@ export async function up(knex: Knex): Promise<void> {
 
 export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop function fleet_free_classes(timestamptz, timestamptz, jsonb, bigint)');
+  await knex.raw(`
+    create function fleet_availability(p_from timestamptz, p_to timestamptz)
+    returns table (fleet_code text, vehicles integer, busiest integer)
+    language sql stable as $fn$
+      select v.fleet_code, v.n::int,
+        coalesce((
+          select max((select count(*) from jobs j2 where j2.held_code = v.fleet_code and j2.status in ${HOLDING} and j2.slot @> i.t))
+          from (
+            select p_from as t
+            union all
+            select lower(j.slot) from jobs j
+            where j.held_code = v.fleet_code and j.status in ${HOLDING} and j.slot && tstzrange(p_from, p_to, '[)') and lower(j.slot) > p_from
+          ) i
+        ), 0)::int
+      from (select fleet_code, count(*) as n from vehicles where active group by fleet_code) v
+    $fn$`);
   await knex.raw('drop function fleet_has_room(text, timestamptz, timestamptz, jsonb, bigint)');
   await knex.raw('drop function fleet_room(text, timestamptz, timestamptz, jsonb, bigint)');
   await knex.raw('drop function fleet_busiest(text, timestamptz, timestamptz, text, bigint)');

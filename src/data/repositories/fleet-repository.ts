@@ -1,6 +1,9 @@
 import { sql, type Sql } from '../database';
 import { isUniqueViolation } from '../errors';
 
+/** Children's seats by kind (`{"child_seat": 2}`): what a vehicle carries, what a job needs. */
+export type Seats = Partial<Record<'infant_seat' | 'child_seat' | 'booster_seat', number>>;
+
 export interface VehicleRecord {
   vehicleId: string;
   fleetCode: string;
@@ -8,8 +11,8 @@ export interface VehicleRecord {
   brand: string;
   model: string;
   colour: string;
-  /** Seats carried, by kind (`{"child_seat": 2}`). */
-  equipment: Partial<Record<'infant_seat' | 'child_seat' | 'booster_seat', number>>;
+  /** The seats it carries. */
+  equipment: Seats;
   active: boolean;
   createdAt: Date;
 }

@@ -1,6 +1,7 @@
 import { sql, type Sql, type Tx } from '../database';
 import { isExclusionViolation } from '../errors';
 import type { Write } from '../write';
+import type { Seats } from './fleet-repository';
 
 /** Production bookings and marketplace orders are both jobs on the fleet's one schedule. */
 export type JobSource = 'partner_booking' | 'marketplace_order';
@@ -27,8 +28,8 @@ export interface JobRecord {
   adults: number;
   children: number;
   luggage: number;
-  /** Seats the vehicle must carry, by kind (`{"child_seat": 1}`). */
-  seats: Partial<Record<'infant_seat' | 'child_seat' | 'booster_seat', number>>;
+  /** Seats the vehicle must carry. */
+  seats: Seats;
   passenger: { name: string; phone?: string | null };
   flightNumber: string | null;
   /** The partner's notes for the driver. */
@@ -49,7 +50,7 @@ export interface JobRow extends JobRecord {
     brand: string;
     model: string;
     colour: string;
-    equipment: Partial<Record<'infant_seat' | 'child_seat' | 'booster_seat', number>>;
+    equipment: Seats;
   } | null;
   lastLocation: { lat: number; lon: number; at: Date } | null;
   /** Why a change released its driver and vehicle, until it is assigned again. */

@@ -3,7 +3,7 @@ import type { BookingRow } from '../../data/repositories/bookings-repository';
 import { AppError } from '../../shared/errors';
 import { storedFleetCode, vehicleOf } from '../fleet/fleet';
 import { assertChangeable, assertVersion, commitChange, lockForChange, type BookingChangeRequest } from './booking-changes';
-import { bookingJob, bookingMeeting, flightDesignator } from './booking-decision';
+import { bookingJob, flightDesignator } from './booking-decision';
 import { keyOf, underKey, type Answer, type KeyedSession, type Refused, type Replayed } from './idempotency';
 
 /** What a partner may change free of charge (PATCH /bookings/{booking_ref}). */
@@ -26,7 +26,7 @@ export type Amended = { kind: 'done'; value: BookingRow } | Refused;
  *
  * 1. check: the booking can still change (not cancelled or finished, more than 2 hours before pickup), and the
  *    caller has seen its current version (If-Match);
- * 2. decide: the booking as amended (meeting instructions written again for a new name or flight); luggage beyond
+ * 2. decide: the booking as amended (its meeting instructions written again for a new name or flight); luggage beyond
  *    the booked vehicle is refused, with the way to a larger one (a change quote);
  * 3. write: the booking at version + 1, its job following (an assigned vehicle too small is released), and
  *    `booking.amended` with the fields that changed.
@@ -42,7 +42,7 @@ export async function amendBooking(tx: Tx, req: AmendBooking, s: KeyedSession & 
     assertVersion(row, req.expectedVersion);
 
     const next = amended(row, req.amendment);
-    const { booking } = await commitChange(sp, row, next, (job) => bookingJob(next, job.durationMin), s.now);
+    const { booking } = await commitChange(sp, row, next, (b, job) => bookingJob(b, job.durationMin), s.now);
     return booking;
   });
 }
@@ -56,12 +56,11 @@ function amended(row: BookingRow, a: Amendment): BookingRow {
       { reason: 'vehicle_too_small', booking_ref: row.bookingRef, luggage: a.luggage, max_luggage: vehicle.max_luggage },
     );
   }
-  const next: BookingRow = {
+  return {
     ...row,
     passenger: a.passenger ? { ...row.passenger, ...a.passenger } : row.passenger,
     flightNumber: a.flight_number !== undefined ? flightDesignator(a.flight_number) : row.flightNumber,
     luggage: a.luggage ?? row.luggage,
     notes: a.notes !== undefined ? a.notes?.trim() || null : row.notes,
   };
-  return { ...next, meetingInstructions: bookingMeeting(next) };
 }

@@ -8,7 +8,7 @@ import { AppError, notFound } from '../../shared/errors';
 import { jobEndsAt } from '../fleet/job-window';
 import { seatCounts } from '../pricing/extras';
 import { assertChangeable, assertVersion, commitChange, lockForChange, type BookingChangeRequest } from './booking-changes';
-import { bookedPlace, bookingJob, bookingMeeting } from './booking-decision';
+import { bookedPlace, bookingJob } from './booking-decision';
 import { keyOf, underKey, type Answer, type KeyedSession, type Refused, type Replayed } from './idempotency';
 
 export interface ApplyChange extends BookingChangeRequest {
@@ -51,7 +51,7 @@ export async function applyChange(tx: Tx, req: ApplyChange, s: KeyedSession & { 
     const endsAt = jobEndsAt(next.pickupAt, offer.durationMin, next.journeyType);
     if (job && !(await hasRoom(sp, next.vehicle, next.pickupAt, endsAt, seatCounts(next.extras), job.jobId))) throw fleetFull(next);
     if (!(await markChangeQuoteApplied(sp, req.changeQuoteId, s.now))) throw changeQuoteUsed(row, req.changeQuoteId);
-    return (await commitChange(sp, row, next, () => bookingJob(next, offer.durationMin), s.now)).booking;
+    return (await commitChange(sp, row, next, (b) => bookingJob(b, offer.durationMin), s.now)).booking;
   });
 }
 
@@ -64,7 +64,7 @@ function changed(row: BookingRow, offer: ChangeOffer): BookingRow {
       { reason: 'flight_number_required', booking_ref: row.bookingRef },
     );
   }
-  const next: BookingRow = {
+  return {
     ...row,
     quoteId: offer.quoteId,
     offerId: offer.offerId,
@@ -83,7 +83,6 @@ function changed(row: BookingRow, offer: ChangeOffer): BookingRow {
     extras: offer.extras,
     terms: offer.terms,
   };
-  return { ...next, meetingInstructions: bookingMeeting(next) };
 }
 
 const changeQuoteUsed = (row: BookingRow, changeQuoteId: string) =>

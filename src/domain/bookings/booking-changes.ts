@@ -4,7 +4,7 @@ import type { JobRecord, JobRow } from '../../data/repositories/jobs-repository'
 import { AppError } from '../../shared/errors';
 import { followChange } from '../fleet/follow-change';
 import { recordAmendment } from '../webhooks/events';
-import { offerConsumed, type Scope } from './booking-decision';
+import { bookingMeeting, offerConsumed, type Scope } from './booking-decision';
 import { requireBooking } from './get-booking';
 
 /**
@@ -94,20 +94,21 @@ export function changedFields(before: BookingRow, after: BookingRow): string[] {
 }
 
 /**
- * Writes a change of a booking locked by its reader: its job follows (`job` makes the job's new record from the job
- * as it is), a driver the change releases leaves the booking too (it is `confirmed` again, without a driver, until
- * we assign one), the booking is saved at version + 1, and `booking.amended` names what changed. A change that
- * changes nothing writes nothing.
+ * Writes a change of a booking locked by its reader: its meeting instructions are written again for it, its job
+ * follows (`job` makes the job's new record from the changed booking and the job as it is), a driver the change
+ * releases leaves the booking too (it is `confirmed` again, without a driver, until we assign one), the booking is
+ * saved at version + 1, and `booking.amended` names what changed. A change that changes nothing writes nothing.
  */
 export async function commitChange(
   tx: Tx,
   before: BookingRow,
-  after: BookingRow,
-  job: (current: JobRow) => JobRecord,
+  changed: BookingRow,
+  job: (booking: BookingRow, current: JobRow) => JobRecord,
   now: Date,
 ): Promise<{ booking: BookingRow; changes: string[] }> {
-  if (!changedFields(before, after).length) return { booking: before, changes: [] };
-  const released = await followChange(tx, { source: 'partner_booking', sourceRef: before.bookingRef }, job, now);
+  if (!changedFields(before, changed).length) return { booking: before, changes: [] };
+  const after: BookingRow = { ...changed, meetingInstructions: bookingMeeting(changed) };
+  const released = await followChange(tx, { source: 'partner_booking', sourceRef: before.bookingRef }, (current) => job(after, current), now);
   const next: BookingRow = {
     ...after,
     ...(released && after.status === 'driver_assigned' ? { status: 'confirmed', driver: null } : {}),

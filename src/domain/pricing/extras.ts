@@ -1,6 +1,7 @@
 import { invalidRequest } from '../../shared/errors';
 import { toDecimal, type Currency } from './money';
 import { usdToCurrency, type FxRates } from './price-journey';
+import type { Seats } from '../../data/repositories/fleet-repository';
 
 /** Seats for children a vehicle can carry, fitted before pickup. */
 export type ExtraCode = 'infant_seat' | 'child_seat' | 'booster_seat';
@@ -20,7 +21,7 @@ export interface PricedExtra extends ExtraRequest {
 }
 
 /** Seats by kind, as a job and a vehicle count them (`{"child_seat": 1}`). */
-export type SeatCounts = Partial<Record<ExtraCode, number>>;
+export type SeatCounts = Seats;
 
 /**
  * What the contract cannot say about seats: each kind once, and no more seats than children (a seat is for a

@@ -1,7 +1,7 @@
 import type { Sql } from '../../data/database';
 import * as repo from '../../data/repositories/terms-repository';
 import { notFound } from '../../shared/errors';
-import { checkedTiers, type TermsInput } from './terms';
+import { checkedTerms, type TermsInput } from './terms';
 
 export interface TermsView {
   partner_id: string;
@@ -35,7 +35,7 @@ export async function getPartnerTerms(db: Sql, partnerId: string): Promise<Terms
  * Quotes made before keep the version that priced them, and bookings the terms they were sold under.
  */
 export async function putPartnerTerms(tx: Sql, partnerId: string, input: TermsInput, now: Date, operatorId: string | null): Promise<TermsView> {
-  const tiers = checkedTiers(input);
+  const tiers = checkedTerms(input);
   const t = await repo.insertTermsVersion(
     tx,
     partnerId,

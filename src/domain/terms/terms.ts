@@ -27,7 +27,7 @@ export type TermsInput = Omit<SaleTerms, 'version'>;
  * never falls as pickup nears (a tier closer to pickup takes at least the percent of the one before). Returns the
  * tiers earliest first.
  */
-export function checkedTiers(input: TermsInput): FeeTier[] {
+export function checkedTerms(input: TermsInput): FeeTier[] {
   const hundredths = input.price_adjustment_percent * 100;
   if (Math.abs(hundredths - Math.round(hundredths)) > 1e-6) {
     throw invalidRequest('The request is invalid: price_adjustment_percent has more than two decimals.', [

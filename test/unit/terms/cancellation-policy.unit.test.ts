@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { adjustedFare, cancellationFeeAt, cancellationPolicy, noShowFee, percentOf } from '../../../src/domain/terms/cancellation-policy';
-import { checkedTiers, DEFAULT_TERMS } from '../../../src/domain/terms/terms';
+import { checkedTerms, DEFAULT_TERMS } from '../../../src/domain/terms/terms';
 import { AppError } from '../../../src/shared/errors';
 
 const PICKUP = new Date('2026-12-01T04:00:00Z');
@@ -84,7 +84,7 @@ describe('cancellation policy', () => {
             expect(c).toBeLessThanOrEqual(amount);
             expect(allowed.has(c)).toBe(true);
           }
-          expect(checkedTiers({ cancellation_fees: fees, no_show_percent: 100, price_adjustment_percent: 0 })).toHaveLength(fees.length);
+          expect(checkedTerms({ cancellation_fees: fees, no_show_percent: 100, price_adjustment_percent: 0 })).toHaveLength(fees.length);
         },
       ),
       { numRuns: 300 },
@@ -92,9 +92,9 @@ describe('cancellation policy', () => {
   });
 
   it('when terms have two tiers at one hour, a fee falling as pickup nears, or an adjustment finer than hundredths, then they are refused naming the field', () => {
-    const refusal = (t: Parameters<typeof checkedTiers>[0]) => {
+    const refusal = (t: Parameters<typeof checkedTerms>[0]) => {
       try {
-        checkedTiers(t);
+        checkedTerms(t);
         return undefined;
       } catch (e) {
         return e instanceof AppError ? e.details : e;
