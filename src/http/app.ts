@@ -11,6 +11,7 @@ import { createOpsConsoleSurface, OPS_CONSOLE_ROOT } from './ops-console/api';
 import { basePath } from './documents';
 import { createMarketplaceSurface, marketplaceMountPath } from './marketplace/api';
 import { CONSOLE_ROOT, createConsoleSurface } from './console/api';
+import { createDriverSurface } from './driver/api';
 import { createMetricsSurface } from './metrics-surface/api';
 import { operationalSample, probes, readiness } from './probes';
 
@@ -54,6 +55,7 @@ export async function createApp(deps: Deps, opts: { operatorToken: string }) {
   const ops = await createOpsSurface(deps, opts.operatorToken);
   const marketplace = await createMarketplaceSurface(deps);
   const referenceConsole = await createConsoleSurface(deps);
+  const driver = await createDriverSurface(deps);
   const opsConsole = await createOpsConsoleSurface(deps, { root: separateOps ? '' : basePath(deps.config.publicBaseUrl) });
   const ready = readiness(deps);
   const metrics = await createMetricsSurface(deps, opts.operatorToken, operationalSample(deps, ready));
@@ -76,6 +78,7 @@ export async function createApp(deps: Deps, opts: { operatorToken: string }) {
   // The console sits below the API it documents: mounted first.
   app.use(CONSOLE_ROOT, pipeline(referenceConsole, deps));
   app.use('/transfers/v1', pipeline(transfers, deps));
+  app.use('/driver/v1', pipeline(driver, deps));
   if (!separateOps) mountOps(app);
   app.use(marketplaceMountPath(deps.config.marketplace.inUrl), pipeline(marketplace, deps));
   app.use(pipeline(unknownRoute, deps));
@@ -86,5 +89,5 @@ export async function createApp(deps: Deps, opts: { operatorToken: string }) {
     mountOps(opsApp);
     opsApp.use(pipeline(unknownOpsRoute, deps));
   }
-  return { app, opsApp, surfaces: { transfers, ops, marketplace, console: referenceConsole, opsConsole, metrics } };
+  return { app, opsApp, surfaces: { transfers, ops, marketplace, console: referenceConsole, opsConsole, driver, metrics } };
 }

@@ -3,7 +3,7 @@ import type { Write } from '../data/write';
 import type { Deps } from '../deps';
 import type { SaleTerms } from '../domain/terms/terms';
 
-export type SurfaceName = 'transfers' | 'console' | 'ops' | 'ops-console' | 'marketplace' | 'metrics' | 'webhooks' | 'none';
+export type SurfaceName = 'transfers' | 'console' | 'ops' | 'ops-console' | 'driver' | 'driver-app' | 'tracking' | 'marketplace' | 'metrics' | 'webhooks' | 'none';
 export type Env = 'sandbox' | 'production';
 
 export interface AuthenticatedPartner {
@@ -88,6 +88,8 @@ export class RequestContext {
   env?: Env;
   /** The operator whose token the request carries (operator surfaces). */
   operator?: AuthenticatedOperator;
+  /** The driver whose token the request carries (the driver API). */
+  driver?: { driverId: string; name: string; tokenId: string };
   /** The contract operation the request was routed to (metrics); unset for a route miss. */
   operationId?: string;
   /**
@@ -169,6 +171,7 @@ export class RequestContext {
     this.partner = undefined;
     this.env = undefined;
     this.operator = undefined;
+    this.driver = undefined;
     this.operationId = undefined;
     this.admitted = false;
     this.decodedBody = undefined;

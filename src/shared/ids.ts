@@ -51,3 +51,5 @@ export const bookingRef = (): string => randomString(BOOKING_REF_ALPHABET, 8);
 export const eventId = (): string => `evt_${timeHex()}${random(6).toString('hex')}`;
 /** A Standard Webhooks signing secret: `whsec_` and the base64 of 32 random bytes. */
 export const webhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
+/** A tracking link's token: 24 base62 characters, 142 random bits. */
+export const trackingToken = (): string => randomString(BASE62, 24);

@@ -55,7 +55,13 @@ export function operator(baseUrl: string) {
       if (r.status !== 201) throw new Error(`createDriver ${r.status} ${r.text}`);
       return r.body as { driver_id: string; name: string; phone: string; languages: string[]; active: boolean };
     },
-    async jobs(query: Record<string, string>) {
+    /** A token for the driver's phone (POST /drivers/{id}/tokens): `token` is shown this once. */
+    async driverToken(driverId: string) {
+      const r = await op('POST', `/drivers/${driverId}/tokens`);
+      if (r.status !== 201) throw new Error(`createDriverToken ${r.status} ${r.text}`);
+      return r.body as { token_id: string; token: string; driver_id: string };
+    },
+        async jobs(query: Record<string, string>) {
       const r = await op('GET', `/jobs?${new URLSearchParams(query)}`);
       if (r.status !== 200) throw new Error(`jobs ${r.status} ${r.text}`);
       return r.body.data as Array<Record<string, any>>;

@@ -10,9 +10,26 @@ export type Env = 'sandbox' | 'production';
 export type Place = { name: string; iata?: string; lat: number; lon: number };
 /** A place of a booking: the partner's own text (`name`) beside where we located it. */
 export type BookedPlace = { name: string; resolved_name: string; iata?: string; lat: number; lon: number };
-export type BookingStatus = 'confirmed' | 'driver_assigned' | 'completed' | 'no_show' | 'cancelled';
-/** The driver as the partner sees it, once assigned. */
-export type DriverSnapshot = { name: string; phone: string; vehicle: string; plate: string };
+export type BookingStatus =
+  | 'confirmed'
+  | 'driver_assigned'
+  | 'driver_en_route'
+  | 'driver_arrived'
+  | 'passenger_on_board'
+  | 'completed'
+  | 'no_show'
+  | 'cancelled';
+/** The driver as the partner sees it, once assigned (`colour` since the ride issue: older snapshots lack it). */
+export type DriverSnapshot = { name: string; phone: string; vehicle: string; plate: string; colour?: string };
+/** What the flight-status provider last said of the booking's flight (an airport arrival's). */
+export type BookingFlight = {
+  number: string;
+  status: 'unknown' | 'scheduled' | 'delayed' | 'landed' | 'diverted' | 'cancelled';
+  scheduled_arrival: string | null;
+  estimated_arrival: string | null;
+};
+/** The driver's last position, while the ride is under way. */
+export type Position = { lat: number; lon: number; at: string };
 
 export interface BookingRow {
   bookingRef: string;
@@ -55,6 +72,13 @@ export interface BookingRow {
   cancellationFeeMinor: number | null;
   /** The sequence number of the booking's latest webhook event (1 for `booking.confirmed`). */
   eventSeq: number;
+  /** The passenger's tracking link (`{PUBLIC_BASE_URL}/t/{token}`, issued with the booking and kept), and its token. */
+  trackingUrl: string;
+  trackingToken: string;
+  flight: BookingFlight | null;
+  /** The booked pickup moved as far as the flight's estimated arrival moved; null while not moved. */
+  pickupEstimatedAt: Date | null;
+  driverLocation: Position | null;
 }
 
 /** An offer with what its quote knows of the journey: everything a booking decision reads. */
@@ -118,6 +142,11 @@ export const BOOKING = {
   noShowAt: 'no_show_at',
   cancellationFeeMinor: 'cancellation_fee_minor',
   eventSeq: 'event_seq',
+  trackingUrl: 'tracking_url',
+  trackingToken: 'tracking_token',
+  flight: 'flight',
+  pickupEstimatedAt: 'pickup_estimated_at',
+  driverLocation: 'driver_location',
 } as const satisfies Record<keyof BookingRow, string>;
 export const FIELDS = Object.keys(BOOKING) as Array<keyof BookingRow>;
 
@@ -127,7 +156,7 @@ export const bookingColumns = (alias: string) => FIELDS.map((f) => `${alias}.${B
 /** A booking read as JSON (dates come back as text): the types the rest of the code expects. */
 export type Dated<T, K extends keyof T> = Omit<T, K> & { [P in K]: T[P] extends Date ? string : T[P] extends Date | null ? string | null : T[P] };
 /** A booking as json_build_object returns it: timestamps as text, the amount as a number or text. */
-export type BookingJson = Dated<BookingRow, 'pickupAt' | 'createdAt' | 'cancelledAt' | 'completedAt' | 'noShowAt'> & {
+export type BookingJson = Dated<BookingRow, 'pickupAt' | 'createdAt' | 'cancelledAt' | 'completedAt' | 'noShowAt' | 'pickupEstimatedAt'> & {
   amountMinor: number | string;
   cancellationFeeMinor: number | string | null;
 };
@@ -144,6 +173,7 @@ export function fromJson(j: BookingJson | null): BookingRow | undefined {
     cancelledAt: at(j.cancelledAt),
     completedAt: at(j.completedAt),
     noShowAt: at(j.noShowAt),
+    pickupEstimatedAt: at(j.pickupEstimatedAt),
   };
 }
 
@@ -176,6 +206,9 @@ export const CASTS: Partial<Record<keyof BookingRow, string>> = {
   completedAt: 'timestamptz',
   noShowAt: 'timestamptz',
   eventSeq: 'int',
+  flight: 'jsonb',
+  pickupEstimatedAt: 'timestamptz',
+  driverLocation: 'jsonb',
 };
 export const JSONB = new Set(FIELDS.filter((f) => CASTS[f] === 'jsonb'));
 

@@ -21,9 +21,10 @@ import {
   type DriverSnapshot,
   type Env,
   type OfferForBooking,
+  type Position,
 } from './booking-record';
 
-export type { BookedPlace, BookingRow, BookingStatus, DriverSnapshot, Env, OfferForBooking, Place } from './booking-record';
+export type { BookedPlace, BookingFlight, BookingRow, BookingStatus, DriverSnapshot, Env, OfferForBooking, Place, Position } from './booking-record';
 
 export interface BookingFacts {
   /** The stored outcome of this Idempotency-Key, if any. */
@@ -163,17 +164,29 @@ export async function markCancelled(tx: Sql, bookingRef: string, at: Date, feeMi
 const dispatch = sql(`
   update bookings set status = $2, driver = coalesce($3::jsonb, driver), event_seq = event_seq + 1,
     completed_at = case when $2 = 'completed' then $4 else completed_at end,
-    no_show_at = case when $2 = 'no_show' then $4 else no_show_at end
+    no_show_at = case when $2 = 'no_show' then $4 else no_show_at end,
+    driver_location = coalesce($5::jsonb, driver_location)
   where booking_ref = $1
   returning ${bookingColumns('bookings')}`);
 
-/** The booking follows its dispatch: the driver assigned (a snapshot), then completed or no-show. */
+/**
+ * The booking follows its dispatch and its ride: the driver assigned (a snapshot), the ride's steps (with the
+ * driver's position when one is known), then completed or no-show.
+ */
 export async function setDispatch(
   tx: Sql,
   bookingRef: string,
   status: Exclude<BookingStatus, 'cancelled'>,
-  driver: DriverSnapshot | null,
+  change: { driver?: DriverSnapshot | null; location?: Position | null },
   at: Date,
 ): Promise<BookingRow> {
-  return fromRow((await tx.query<BookingRow>(dispatch, [bookingRef, status, driver ? JSON.stringify(driver) : null, at]))[0])!;
+  const json = (v: unknown) => (v ? JSON.stringify(v) : null);
+  return fromRow((await tx.query<BookingRow>(dispatch, [bookingRef, status, json(change.driver), at, json(change.location)]))[0])!;
+}
+
+const located = sql(`update bookings set driver_location = $2::jsonb where booking_ref = $1`);
+
+/** The driver's latest position on the booking (no event: partners read it, or follow the tracking link). */
+export async function setDriverLocation(tx: Sql, bookingRef: string, p: Position): Promise<void> {
+  await tx.query(located, [bookingRef, JSON.stringify(p)]);
 }

@@ -6,6 +6,18 @@ import type { Seats } from './fleet-repository';
 /** Production bookings and marketplace orders are both jobs on the fleet's one schedule. */
 export type JobSource = 'partner_booking' | 'marketplace_order';
 export type JobStatus = 'confirmed' | 'driver_assigned' | 'completed' | 'no_show' | 'cancelled';
+/** How far the ride has gone while its driver is assigned. */
+export type RideProgress = 'en_route' | 'arrived' | 'on_board';
+/** A flight's trouble, kept on the job for the dispatcher. */
+export type FlightAlert = 'flight_cancelled' | 'flight_diverted' | 'flight_moved_released' | 'flight_moved_over_capacity';
+/** What the flight-status provider last said of an airport arrival's flight. */
+export interface JobFlight {
+  number: string;
+  status: 'unknown' | 'scheduled' | 'delayed' | 'landed' | 'diverted' | 'cancelled';
+  scheduled_arrival: string | null;
+  estimated_arrival: string | null;
+  checked_at: string;
+}
 
 /** A place as the driver reads it: the customer's own text, and where we located it. */
 export interface JobPlace {
@@ -56,6 +68,17 @@ export interface JobRow extends JobRecord {
   /** Why a change released its driver and vehicle, until it is assigned again. */
   released: { reason: string; at: Date } | null;
   version: number;
+  ride: RideProgress | null;
+  enRouteAt: Date | null;
+  arrivedAt: Date | null;
+  onBoardAt: Date | null;
+  completedAt: Date | null;
+  noShowAt: Date | null;
+  flight: JobFlight | null;
+  /** How far a flight moved the job's window (pickupAt, endsAt) from the booked pickup, in minutes. */
+  pickupShiftMin: number;
+  /** Set for the dispatcher: the flight was cancelled or diverted, or a moved window lost its driver. */
+  flightAlert: FlightAlert | null;
 }
 
 const COLUMNS =
@@ -104,7 +127,9 @@ const SELECT = `
          case when d.driver_id is null then null else json_build_object('driverId', d.driver_id, 'name', d.name, 'phone', d.phone) end as driver,
          case when v.vehicle_id is null then null else json_build_object('vehicleId', v.vehicle_id, 'fleetCode', v.fleet_code, 'plate', v.plate,
            'brand', v.brand, 'model', v.model, 'colour', v.colour, 'equipment', v.equipment) end as vehicle,
-         case when j.last_located_at is null then null else json_build_object('lat', j.last_lat, 'lon', j.last_lon, 'at', j.last_located_at) end as "lastLocation"
+         case when j.last_located_at is null then null else json_build_object('lat', j.last_lat, 'lon', j.last_lon, 'at', j.last_located_at) end as "lastLocation",
+         j.ride_state as ride, j.en_route_at as "enRouteAt", j.arrived_at as "arrivedAt", j.on_board_at as "onBoardAt", j.completed_at as "completedAt",
+         j.no_show_at as "noShowAt", j.flight, j.pickup_shift_min as "pickupShiftMin", j.flight_alert as "flightAlert"
   from jobs j left join drivers d on d.driver_id = j.driver_id left join vehicles v on v.vehicle_id = j.vehicle_id`;
 
 const fromRow = (r: JobRow): JobRow => ({
@@ -134,6 +159,7 @@ export interface JobQuery {
   status?: JobStatus;
   source?: JobSource;
   sourceRef?: string;
+  driverId?: string;
   limit: number;
 }
 
@@ -150,6 +176,7 @@ export async function listJobs(db: Sql, q: JobQuery): Promise<JobRow[]> {
   if (q.status) add('j.status = ?', q.status);
   if (q.source) add('j.source = ?', q.source);
   if (q.sourceRef) add('j.source_ref = ?', q.sourceRef);
+  if (q.driverId) add('j.driver_id = ?', q.driverId);
   values.push(q.limit);
   const text = `${SELECT}${where.length ? ` where ${where.join(' and ')}` : ''} order by j.pickup_at, j.job_id limit $${values.length}`;
   return (await db.query<JobRow>(sql(text), values)).map(fromRow);
@@ -175,15 +202,21 @@ export async function cancelJob(db: Sql, source: JobSource, sourceRef: string, n
   await db.query(cancelStmt, [source, sourceRef, now]);
 }
 
+/** The same flight: what the provider said of it still holds. */
+const SAME_FLIGHT = `flight_number is not distinct from $12::text`;
+/** A flight's move of the window still applies when the flight and the booked pickup are unchanged. */
+const KEPT_SHIFT = `(case when ${SAME_FLIGHT} and pickup_at - make_interval(mins => pickup_shift_min) = $4::timestamptz then pickup_shift_min else 0 end)`;
 const rescheduleStmt = sql(`
-  update jobs set fleet_code = $3, held_code = case when vehicle_id is null then $3 else held_code end, pickup_at = $4, ends_at = $5,
-    duration_min = $6, pickup = $7::jsonb, dropoff = $8::jsonb, adults = $9, luggage = $10, passenger = $11::jsonb, flight_number = $12,
+  update jobs set fleet_code = $3, held_code = case when vehicle_id is null then $3 else held_code end,
+    pickup_at = $4::timestamptz + make_interval(mins => ${KEPT_SHIFT}), ends_at = $5::timestamptz + make_interval(mins => ${KEPT_SHIFT}),
+    pickup_shift_min = ${KEPT_SHIFT}, flight = case when ${SAME_FLIGHT} then flight end, flight_alert = case when ${SAME_FLIGHT} then flight_alert end,
+    flight_check_at = null, duration_min = $6, pickup = $7::jsonb, dropoff = $8::jsonb, adults = $9, luggage = $10, passenger = $11::jsonb, flight_number = $12,
     meeting_instructions = $13, updated_at = $14, children = $15, extras = $16::jsonb, notes = $17, version = version + 1
   where source = $1 and source_ref = $2`);
 
 const releaseStmt = sql(`
   update jobs set status = 'confirmed', driver_id = null, vehicle_id = null, held_code = fleet_code, released_reason = $4, released_at = $3,
-    updated_at = $3, version = version + 1
+    ride_state = null, en_route_at = null, arrived_at = null, updated_at = $3, version = version + 1
   where source = $1 and source_ref = $2 and status = 'driver_assigned'`);
 
 /**
@@ -207,7 +240,7 @@ export async function releaseJob(tx: Sql, source: JobSource, sourceRef: string, 
 
 const assignStmt = sql(`
   update jobs set driver_id = $2, vehicle_id = $3, held_code = $4, status = 'driver_assigned', assigned_at = $5, updated_at = $5, version = version + 1,
-    released_reason = null, released_at = null
+    released_reason = null, released_at = null, ride_state = null, en_route_at = null, arrived_at = null
   where job_id = $1`);
 const conflictStmt = sql(`
   select j.job_id::text as "jobId", j.pickup_at as "pickupAt", j.ends_at as "endsAt" from jobs j, jobs me

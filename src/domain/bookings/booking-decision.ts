@@ -1,7 +1,7 @@
 import type { BookedPlace, BookingFacts, BookingRow, Place } from '../../data/repositories/bookings-repository';
 import type { JobRecord } from '../../data/repositories/jobs-repository';
 import { AppError, invalidRequest, notFound } from '../../shared/errors';
-import { bookingRef as newBookingRef } from '../../shared/ids';
+import { bookingRef as newBookingRef, trackingToken } from '../../shared/ids';
 import { jobEndsAt } from '../fleet/job-window';
 import { meetingInstructions } from './meeting-instructions';
 import { seatCounts } from '../pricing/extras';
@@ -26,6 +26,8 @@ export interface DecisionContext {
   /** The partner's quoting is paused (by an operator, or in sandbox by its own test helper): nothing is booked either. */
   paused: boolean;
   emergencyPhone: string;
+  /** Where the service is reached (PUBLIC_BASE_URL): the booking's tracking link is under it. */
+  publicBaseUrl: string;
 }
 
 export type BookingDecision =
@@ -114,6 +116,7 @@ export function decideBooking(facts: Omit<BookingFacts, 'stored'>, scope: Scope,
   const pickup = bookedPlace(offer.pickup, request.pickup);
   const dropoff = bookedPlace(offer.dropoff, request.dropoff);
   const flightNumber = input.flight_number ? flightDesignator(input.flight_number) : null;
+  const token = trackingToken();
   const booking: BookingRow = {
     bookingRef: newBookingRef(),
     ...scope,
@@ -149,6 +152,11 @@ export function decideBooking(facts: Omit<BookingFacts, 'stored'>, scope: Scope,
     noShowAt: null,
     cancellationFeeMinor: null,
     eventSeq: 1,
+    trackingToken: token,
+    trackingUrl: `${ctx.publicBaseUrl}/t/${token}`,
+    flight: null,
+    pickupEstimatedAt: null,
+    driverLocation: null,
   };
   booking.meetingInstructions = bookingMeeting(booking);
   // Production bookings are jobs on the fleet's schedule; sandbox ones never occupy it.

@@ -2,6 +2,7 @@ import { toDecimal } from '../pricing/money';
 import type { BookingRow } from '../../data/repositories/bookings-repository';
 import { cancellationPolicy } from '../terms/cancellation-policy';
 import { extraView } from '../pricing/extras';
+import { freeWaitingMinutes } from '../ride/ride-rules';
 
 export type { BookingRow };
 
@@ -14,7 +15,16 @@ const place = (p: WirePlace): WirePlace => ({
   lat: p.lat,
   lon: p.lon,
 });
-const driver = (d: BookingRow['driver']) => (d ? { name: d.name, phone: d.phone, vehicle: d.vehicle, plate: d.plate } : null);
+/** The ride is under way: the driver's position is shown. */
+export const RIDE_UNDER_WAY: ReadonlySet<BookingRow['status']> = new Set(['driver_en_route', 'driver_arrived', 'passenger_on_board']);
+const driver = (b: BookingRow) => {
+  const d = b.driver;
+  if (!d) return null;
+  const p = RIDE_UNDER_WAY.has(b.status) ? b.driverLocation : null;
+  return { name: d.name, phone: d.phone, vehicle: d.vehicle, plate: d.plate, location: p ? { lat: p.lat, lon: p.lon, at: p.at } : null };
+};
+const flight = (f: BookingRow['flight']) =>
+  f ? { number: f.number, status: f.status, scheduled_arrival: f.scheduled_arrival, estimated_arrival: f.estimated_arrival } : null;
 const person = (p: BookingRow['passenger']): BookingRow['passenger'] => ({
   first_name: p.first_name,
   last_name: p.last_name,
@@ -30,7 +40,7 @@ export function bookingView(b: BookingRow) {
     partner_reference: b.partnerReference,
     version: b.version,
     status: b.status,
-    driver: driver(b.driver),
+    driver: driver(b),
     price: toDecimal(Number(b.amountMinor), b.currency),
     currency: b.currency,
     meeting_instructions: b.meetingInstructions,
@@ -47,6 +57,10 @@ export function bookingView(b: BookingRow) {
     extras: b.extras.map((e) => extraView(e, b.currency)),
     passenger: person(b.passenger),
     flight_number: b.flightNumber,
+    flight: flight(b.flight),
+    pickup_estimated_at: b.pickupEstimatedAt ? b.pickupEstimatedAt.toISOString() : null,
+    waiting_policy: { free_minutes: freeWaitingMinutes(b.pickup) },
+    tracking_url: b.trackingUrl,
     notes: b.notes,
     cancellation_policy: cancellationPolicy(b.terms, b.pickupAt, b.amountMinor, b.currency),
     cancellation_fee: b.cancellationFeeMinor === null ? null : toDecimal(b.cancellationFeeMinor, b.currency),

@@ -44,9 +44,9 @@ export async function assignJob(tx: Tx, jobId: string, input: { driver_id: strin
   const outcome = await jobs.assignJob(tx, jobId, driver.driverId, vehicle.vehicleId, vehicle.fleetCode, now);
   if (!outcome.ok) throw overlapping(outcome, driver, vehicle);
   const assigned = await requireJob(tx, jobId);
-  if (job.source === 'partner_booking') await moveBooking(tx, job.sourceRef, 'driver_assigned', snapshot(driver, vehicle), now);
+  if (job.source === 'partner_booking') await moveBooking(tx, job.sourceRef, 'driver_assigned', { driver: snapshot(driver, vehicle) }, now);
   else await sendDriverInfo(tx, assigned, driver, vehicle, now, noticeBody);
-  return jobView(assigned);
+  return jobView(assigned, now);
 }
 
 /** The driver and the vehicle asked for: not_found if either is unknown, job_conflict if either is out of service. */
@@ -79,7 +79,7 @@ async function sendDriverInfo(
 }
 
 function snapshot(driver: fleet.DriverRecord, vehicle: fleet.VehicleRecord): DriverSnapshot {
-  return { name: driver.name, phone: driver.phone, vehicle: `${vehicle.brand} ${vehicle.model} (${vehicle.colour})`, plate: vehicle.plate };
+  return { name: driver.name, phone: driver.phone, vehicle: `${vehicle.brand} ${vehicle.model} (${vehicle.colour})`, plate: vehicle.plate, colour: vehicle.colour };
 }
 
 const tooSmall = (job: jobs.JobRow, vehicle: fleet.VehicleRecord, capacity: FleetVehicle) =>

@@ -1,4 +1,5 @@
-import type { JobPlace, JobRow, JobStatus } from '../../data/repositories/jobs-repository';
+import type { FlightAlert, JobFlight, JobPlace, JobRow, JobStatus, RideProgress } from '../../data/repositories/jobs-repository';
+import { LATE_IF_NOT_EN_ROUTE_MS } from '../ride/ride-rules';
 import { storedFleetCode, type FleetCode } from './fleet';
 import { EXTRA_CODES, type ExtraCode } from '../pricing/extras';
 
@@ -9,8 +10,12 @@ export interface JobView {
   booking_ref: string | null;
   order_id: string | null;
   fleet_code: FleetCode;
-  status: JobStatus;
+  /** The job's state: its dispatch, or how far the ride has gone while assigned. */
+  status: JobStatus | RideProgress;
+  /** The booked pickup. */
   pickup_at: string;
+  /** The pickup moved by the flight's estimated arrival (null while not moved); the window runs from it. */
+  pickup_estimated_at: string | null;
   ends_at: string;
   pickup: JobPlace;
   dropoff: JobPlace;
@@ -24,18 +29,38 @@ export interface JobView {
   vehicle: { vehicle_id: string; fleet_code: FleetCode; plate: string; brand: string; model: string; colour: string } | null;
   last_location: { lat: number; lon: number; at: string } | null;
   released: { reason: string; at: string } | null;
+  ride: { en_route_at: string | null; arrived_at: string | null; on_board_at: string | null };
+  flight: JobFlight | null;
+  /** What the dispatcher should look at now. */
+  alerts: JobAlert[];
 }
 
-export function jobView(j: JobRow): JobView {
+export type JobAlert = 'late' | FlightAlert;
+
+const iso = (d: Date | string | null) => (d ? new Date(d).toISOString() : null);
+
+/** What needs the dispatcher now: a driver not on the way 30 minutes before pickup, a flight's trouble. */
+function alerts(j: JobRow, now: Date): JobAlert[] {
+  const out: JobAlert[] = [];
+  const pickupAt = new Date(j.pickupAt).getTime();
+  const open = j.status === 'confirmed' || j.status === 'driver_assigned';
+  if (open && !j.ride && now.getTime() >= pickupAt - LATE_IF_NOT_EN_ROUTE_MS) out.push('late');
+  if (open && j.flightAlert) out.push(j.flightAlert);
+  return out;
+}
+
+export function jobView(j: JobRow, now: Date): JobView {
   const partner = j.source === 'partner_booking';
+  const shift = j.pickupShiftMin * 60_000;
   return {
     job_id: j.jobId,
     source: partner ? 'partner' : 'marketplace',
     booking_ref: partner ? j.sourceRef : null,
     order_id: partner ? null : j.sourceRef,
     fleet_code: storedFleetCode(j.fleetCode),
-    status: j.status,
-    pickup_at: new Date(j.pickupAt).toISOString(),
+    status: j.status === 'driver_assigned' && j.ride ? j.ride : j.status,
+    pickup_at: new Date(new Date(j.pickupAt).getTime() - shift).toISOString(),
+    pickup_estimated_at: shift ? new Date(j.pickupAt).toISOString() : null,
     ends_at: new Date(j.endsAt).toISOString(),
     pickup: jobPlace(j.pickup),
     dropoff: jobPlace(j.dropoff),
@@ -58,6 +83,17 @@ export function jobView(j: JobRow): JobView {
       : null,
     last_location: j.lastLocation ? { lat: j.lastLocation.lat, lon: j.lastLocation.lon, at: j.lastLocation.at.toISOString() } : null,
     released: j.released ? { reason: j.released.reason, at: j.released.at.toISOString() } : null,
+    ride: { en_route_at: iso(j.enRouteAt), arrived_at: iso(j.arrivedAt), on_board_at: iso(j.onBoardAt) },
+    flight: j.flight
+      ? {
+          number: j.flight.number,
+          status: j.flight.status,
+          scheduled_arrival: j.flight.scheduled_arrival,
+          estimated_arrival: j.flight.estimated_arrival,
+          checked_at: j.flight.checked_at,
+        }
+      : null,
+    alerts: alerts(j, now),
   };
 }
 

@@ -31,11 +31,11 @@ export async function listJobs(
     : q.orderId
       ? { source: 'marketplace_order' as const, sourceRef: q.orderId }
       : {};
-  return (await jobs.listJobs(db, { ...window, ...source, status: q.status, limit: q.limit })).map(jobView);
+  return (await jobs.listJobs(db, { ...window, ...source, status: q.status, limit: q.limit })).map((j) => jobView(j, now));
 }
 
-export async function getJob(db: Sql, jobId: string): Promise<JobView> {
-  return jobView(await requireJob(db, jobId));
+export async function getJob(db: Sql, jobId: string, now: Date): Promise<JobView> {
+  return jobView(await requireJob(db, jobId), now);
 }
 
 /** The job, else not_found. `lock` holds its row until commit, so changes to one job are judged one after the other. */

@@ -1,11 +1,13 @@
 import type { Tx } from '../../data/database';
 import { recordLocation } from '../../data/repositories/jobs-repository';
+import { setDriverLocation } from '../../data/repositories/bookings-repository';
 import { notifyLatest, type NoticeBody } from '../marketplace/notices';
 import { LIVE_BEFORE_PICKUP_MS, LOCATION_EVERY_MS } from './job-window';
 import { assertOpen, conflict, requireJob } from './jobs';
 
 /**
- * A driver's position, for an open job and not dated in the future. Kept on the job; for a marketplace order
+ * A driver's position, for an open job and not dated in the future. Kept on the job (and, when it is the newest, on
+ * a partner's booking, which shows it while the ride is under way); for a marketplace order
  * forwarded while the job is live, at most one message per 30 seconds per job: a newer position replaces one not
  * yet sent, so the outbox never fills with stale ones.
  */
@@ -22,6 +24,8 @@ export async function reportLocation(
   if (when.getTime() > now.getTime() + 60_000) throw conflict('future_position', 'The position is dated in the future.', { at: when.toISOString() });
 
   await recordLocation(tx, jobId, when, p.lat, p.lon);
+  const newest = !job.lastLocation || job.lastLocation.at.getTime() <= when.getTime();
+  if (job.source === 'partner_booking' && newest) await setDriverLocation(tx, job.sourceRef, { lat: p.lat, lon: p.lon, at: when.toISOString() });
   const live = now.getTime() >= new Date(job.pickupAt).getTime() - LIVE_BEFORE_PICKUP_MS;
   const forwarded = job.source === 'marketplace_order' && live;
   if (forwarded) {

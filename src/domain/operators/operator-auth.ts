@@ -65,19 +65,32 @@ async function operatorOf(db: Sql, presented: string, bootstrapToken: string): P
   return row ? { operatorId: row.operatorId, name: row.name, role: row.role } : undefined;
 }
 
-/**
- * Checks an `Authorization` header for `client`. A valid token is accepted whatever the client's count. A request
- * without the header guessed nothing and is not counted; a wrong token is counted, then slowed, then refused with
- * Retry-After while the client is refused.
- */
+/** Checks an operator's `Authorization` header for `client` (see checkBearer). */
 export async function checkOperatorToken(
   db: Sql,
   input: { client: string; authorization: string | undefined; token: string; now: Date },
 ): Promise<OperatorAuth> {
-  const { client, authorization, token, now } = input;
+  const verdict = await checkBearer(db, input, (presented) => operatorOf(db, presented, input.token));
+  return verdict.ok ? { ok: true, operator: verdict.who } : verdict;
+}
+
+export type BearerVerdict<T> = { ok: true; who: T } | { ok: false; delayMs: number; retryAfterSeconds?: number };
+
+/**
+ * Checks an `Authorization: Bearer` header for `client`, with `lookup` telling whose token it is (operators',
+ * drivers'). A valid token is accepted whatever the client's count. A request without the header guessed nothing
+ * and is not counted; a wrong token is counted, then slowed, then refused with Retry-After while the client is
+ * refused. Operators and drivers share the count: a client guessing at one is slowed at both.
+ */
+export async function checkBearer<T>(
+  db: Sql,
+  input: { client: string; authorization: string | undefined; now: Date },
+  lookup: (presented: string) => Promise<T | undefined>,
+): Promise<BearerVerdict<T>> {
+  const { client, authorization, now } = input;
   const m = authorization === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-  const operator = m ? await operatorOf(db, m[1], token) : undefined;
-  if (operator) return { ok: true, operator };
+  const who = m ? await lookup(m[1]) : undefined;
+  if (who) return { ok: true, who };
   const known = await findAuthFailures(db, client);
   if (known?.refusedUntil && known.refusedUntil > now) return { ok: false, delayMs: 0, retryAfterSeconds: secondsUntil(known.refusedUntil, now) };
   if (authorization === undefined) return { ok: false, delayMs: 0 };

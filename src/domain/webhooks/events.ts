@@ -19,6 +19,9 @@ import type { BookingEventType, EventType } from './event-types';
 const TYPE_OF: Record<BookingStatus, BookingEventType> = {
   confirmed: 'booking.confirmed',
   driver_assigned: 'booking.driver_assigned',
+  driver_en_route: 'booking.driver_en_route',
+  driver_arrived: 'booking.driver_arrived',
+  passenger_on_board: 'booking.passenger_on_board',
   cancelled: 'booking.cancelled',
   completed: 'booking.completed',
   no_show: 'booking.no_show',
@@ -64,6 +67,11 @@ export const newBookingEvent = (b: BookingRow, now: Date) => ({ record: bookingE
 /** In the caller's transaction: `booking.amended`, naming the fields of the booking that changed, and its deliveries. */
 export async function recordAmendment(tx: Sql, b: BookingRow, changes: string[], now: Date): Promise<void> {
   await repo.insertEvent(tx, newEvent(b, 'booking.amended', now, b, { booking: bookingView(b), changes }), MAX_ATTEMPTS);
+}
+
+/** In the caller's transaction: `booking.flight_updated` (the booking carries the flight as it now stands). */
+export async function recordFlightUpdate(tx: Sql, b: BookingRow, now: Date): Promise<void> {
+  await repo.insertEvent(tx, newEvent(b, 'booking.flight_updated', now, b, { booking: bookingView(b) }), MAX_ATTEMPTS);
 }
 
 /** In the caller's transaction: the event of the booking's new state, and its deliveries. */

@@ -3,6 +3,7 @@ import { assignJob as assign } from '../../../domain/fleet/assign-job';
 import { completeJob as complete } from '../../../domain/fleet/complete-job';
 import { getJob as get, listJobs as list } from '../../../domain/fleet/jobs';
 import { reportLocation } from '../../../domain/fleet/report-location';
+import { issueDriverToken, revokeDriverToken as revokeToken } from '../../../domain/drivers/driver-tokens';
 import { reportNoShow as noShow } from '../../../domain/fleet/report-no-show';
 import { weakETag } from '../../documents';
 import type { OpsHandler } from './types';
@@ -60,7 +61,17 @@ export const listJobs: OpsHandler<'listJobs'> = async (call, ctx) => {
   return { status: 200, body, headers: { ETag: etag } };
 };
 
-export const getJob: OpsHandler<'getJob'> = async (call, ctx) => ({ status: 200, body: await get(ctx.sql, call.params.job_id) });
+export const getJob: OpsHandler<'getJob'> = async (call, ctx) => ({ status: 200, body: await get(ctx.sql, call.params.job_id, ctx.deps.clock.now()) });
+
+export const createDriverToken: OpsHandler<'createDriverToken'> = async (call, ctx) => ({
+  status: 201,
+  body: await issueDriverToken(await ctx.tx(), call.params.driver_id, ctx.operator!.operatorId, ctx.deps.clock.now()),
+});
+
+export const revokeDriverToken: OpsHandler<'revokeDriverToken'> = async (call, ctx) => ({
+  status: 200,
+  body: await revokeToken(await ctx.tx(), call.params.token_id, ctx.deps.clock.now()),
+});
 
 export const assignJob: OpsHandler<'assignJob'> = async (call, ctx) => ({
   status: 200,

@@ -20,6 +20,7 @@ function session(ctx: PartnerContext): BookingSession {
     now: ctx.deps.clock.now(),
     paused: ctx.partner.paused,
     emergencyPhone: ctx.deps.config.emergencyPhone,
+    publicBaseUrl: ctx.deps.config.publicBaseUrl,
     requestId: ctx.requestId,
     keyWaitMs: ctx.deps.config.idempotencyWaitMs,
     db: ctx.sql,
