@@ -23,6 +23,9 @@ import { systemResolve, type Resolve } from './domain/webhooks/targets';
 import { HttpWebhookSender } from './adapters/webhooks/http-webhook-sender';
 import { HttpMarketplaceClient } from './adapters/marketplace/http-marketplace-client';
 import { registerSecret } from './shared/redact';
+import { createHttpFlightStatus } from './adapters/flights/http-flight-status';
+import { startFlightPoller } from './domain/flights/poll-flights';
+import type { FlightStatus } from './domain/flights/flight-status';
 import { EmptyBuckets, MemoryTokenBuckets } from './http/rate-limits';
 import { marketplaceNoticeBody } from './adapters/marketplace/notice-bodies';
 import { Metrics } from './http/metrics';
@@ -37,6 +40,10 @@ export interface StartOptions {
   outboxWorker?: boolean;
   /** How webhook hosts resolve (default: DNS). */
   resolveHost?: Resolve;
+  /** The flight-status provider (default: the HTTP adapter when FLIGHT_STATUS_URL is set, else none). */
+  flightStatus?: FlightStatus;
+  /** Poll flights in the background (default true, when there is a provider). */
+  flightPoller?: boolean;
 }
 
 export interface RunningServer {
@@ -67,7 +74,7 @@ export function resolveOperatorToken(config: Config): { token: string; generated
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
   const config = opts.config ?? loadConfig();
   // Secrets without a shape of their own are redacted by value, from every log line and audit row.
-  for (const secret of [config.operatorToken, config.marketplace.privateKey, config.marketplace.callbackToken]) registerSecret(secret);
+  for (const secret of [config.operatorToken, config.marketplace.privateKey, config.marketplace.callbackToken, config.flightStatus.key]) registerSecret(secret);
   const logger = opts.logger ?? makeLogger(config.logLevel);
   const ownDb = !opts.db;
   const knex = opts.db ?? makeKnex(config);
@@ -125,6 +132,9 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     ...(marketplace ? [marketplaceChannel(marketplace, { baseDelayMs: config.outbox.retryBaseMs })] : []),
   ];
   const stopOutbox = opts.outboxWorker !== false ? startOutboxWorker(deps, channels, { pollMs: config.outbox.pollMs }) : async () => {};
+  const { url: flightUrl, key: flightKey, pollMs: flightPollMs } = config.flightStatus;
+  const flightStatus = opts.flightStatus ?? (flightUrl ? createHttpFlightStatus({ url: flightUrl, key: flightKey }) : undefined);
+  const stopFlights = flightStatus && opts.flightPoller !== false ? startFlightPoller(deps, flightStatus, { pollMs: flightPollMs }) : async () => {};
   let stopping: Promise<void> | undefined;
   return {
     port,
@@ -150,6 +160,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
           ),
         );
         await stopOutbox();
+        await stopFlights();
         if (ownDb) await db.destroy();
         if (embeddedDir) secureDataDir(embeddedDir);
       })()),

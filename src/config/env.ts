@@ -28,6 +28,9 @@ const schema = z.object({
   MARKETPLACE_USER_ID: z.string().optional(),
   MARKETPLACE_PRIVATE_KEY: z.string().optional(),
   MARKETPLACE_CALLBACK_TOKEN: z.string().optional(),
+  FLIGHT_STATUS_URL: url.optional(),
+  FLIGHT_STATUS_KEY: z.string().optional(),
+  FLIGHT_POLL_MS: z.coerce.number().int().min(100).max(3_600_000).default(60_000),
   OPERATOR_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   OPS_LISTEN: z
     .string()
@@ -95,6 +98,8 @@ export interface Config {
     privateKey?: string;
     callbackToken?: string;
   };
+  /** The flight-status provider (docs/operations.md#flight-status-provider); without a URL no flight is polled. */
+  flightStatus: { url?: string; key?: string; pollMs: number };
   operatorToken?: string;
   /**
    * OPS_LISTEN: the operator API and console are served on this address only (a second listener), and the main
@@ -186,6 +191,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       privateKey: e.MARKETPLACE_PRIVATE_KEY,
       callbackToken: e.MARKETPLACE_CALLBACK_TOKEN,
     }),
+    flightStatus: Object.freeze({ url: e.FLIGHT_STATUS_URL?.replace(/\/$/, ''), key: e.FLIGHT_STATUS_KEY, pollMs: e.FLIGHT_POLL_MS }),
     operatorToken: e.OPERATOR_TOKEN,
     opsListen: e.OPS_LISTEN ? parseListen(e.OPS_LISTEN) : undefined,
     emergencyPhone: e.EMERGENCY_PHONE,

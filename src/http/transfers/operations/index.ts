@@ -6,6 +6,7 @@ import { cancelBooking } from './cancel-booking';
 import { expireOffer } from './expire-offer';
 import { pauseSandboxAccount, resumeSandboxAccount } from './sandbox-account';
 import { advanceSandboxBooking } from './advance-booking';
+import { setSandboxFlight } from './sandbox-flights';
 import { amendBooking, applyBookingChange, createChangeQuote, getCancellation } from './booking-changes';
 import { getStatement } from './statements';
 import { getContractJson, getContractYaml, getPostmanCollection } from './contract';
@@ -36,6 +37,7 @@ export const operations = {
   pauseSandboxAccount,
   resumeSandboxAccount,
   advanceSandboxBooking,
+  setSandboxFlight,
   getIntegrationReport,
   getContractJson,
   getContractYaml,
