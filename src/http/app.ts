@@ -12,6 +12,7 @@ import { basePath } from './documents';
 import { createMarketplaceSurface, marketplaceMountPath } from './marketplace/api';
 import { CONSOLE_ROOT, createConsoleSurface } from './console/api';
 import { createDriverSurface } from './driver/api';
+import { createTrackingSurface, TRACKING_ROOT } from './tracking/api';
 import { createMetricsSurface } from './metrics-surface/api';
 import { operationalSample, probes, readiness } from './probes';
 
@@ -56,6 +57,7 @@ export async function createApp(deps: Deps, opts: { operatorToken: string }) {
   const marketplace = await createMarketplaceSurface(deps);
   const referenceConsole = await createConsoleSurface(deps);
   const driver = await createDriverSurface(deps);
+  const tracking = await createTrackingSurface(deps);
   const opsConsole = await createOpsConsoleSurface(deps, { root: separateOps ? '' : basePath(deps.config.publicBaseUrl) });
   const ready = readiness(deps);
   const metrics = await createMetricsSurface(deps, opts.operatorToken, operationalSample(deps, ready));
@@ -79,6 +81,7 @@ export async function createApp(deps: Deps, opts: { operatorToken: string }) {
   app.use(CONSOLE_ROOT, pipeline(referenceConsole, deps));
   app.use('/transfers/v1', pipeline(transfers, deps));
   app.use('/driver/v1', pipeline(driver, deps));
+  app.use(TRACKING_ROOT, pipeline(tracking, deps));
   if (!separateOps) mountOps(app);
   app.use(marketplaceMountPath(deps.config.marketplace.inUrl), pipeline(marketplace, deps));
   app.use(pipeline(unknownRoute, deps));
@@ -89,5 +92,5 @@ export async function createApp(deps: Deps, opts: { operatorToken: string }) {
     mountOps(opsApp);
     opsApp.use(pipeline(unknownOpsRoute, deps));
   }
-  return { app, opsApp, surfaces: { transfers, ops, marketplace, console: referenceConsole, opsConsole, driver, metrics } };
+  return { app, opsApp, surfaces: { transfers, ops, marketplace, console: referenceConsole, opsConsole, driver, tracking, metrics } };
 }

@@ -190,3 +190,10 @@ const located = sql(`update bookings set driver_location = $2::jsonb where booki
 export async function setDriverLocation(tx: Sql, bookingRef: string, p: Position): Promise<void> {
   await tx.query(located, [bookingRef, JSON.stringify(p)]);
 }
+
+const byTrackingToken = sql(`select ${bookingColumns('b')} from bookings b where b.tracking_token = $1`);
+
+/** The booking a tracking link names (any partner, any environment: the token is the capability). */
+export async function findBookingByTrackingToken(db: Sql, token: string): Promise<BookingRow | undefined> {
+  return fromRow((await db.query<BookingRow>(byTrackingToken, [token]))[0]);
+}
