@@ -15,6 +15,8 @@ import {
   hhmm,
   party,
   releasedText,
+  alertText,
+  pickupOf,
   seats,
   shortPlace,
   statusText,
@@ -176,13 +178,13 @@ function renderTimeline() {
 
 /** @param {Job} j @param {number} origin @param {number} span */
 function jobBlock(j, origin, span) {
-  const from = Math.max(0, (Date.parse(j.pickup_at) - origin) / span);
+  const from = Math.max(0, (Date.parse(pickupOf(j)) - origin) / span);
   const to = Math.min(1, (Date.parse(j.ends_at) - origin) / span);
   const label =
     'Job ' +
     j.job_id +
     ', ' +
-    hhmm(j.pickup_at) +
+    hhmm(pickupOf(j)) +
     ' to ' +
     hhmm(j.ends_at) +
     ', ' +
@@ -191,20 +193,22 @@ function jobBlock(j, origin, span) {
     shortPlace(j.dropoff) +
     ', ' +
     statusText(j) +
-    (j.driver ? ', driver ' + j.driver.name : '');
+    (j.driver ? ', driver ' + j.driver.name : '') +
+    (j.alerts.length ? '. ' + alertText(j) : '');
   return h(
     'button',
     {
       type: 'button',
-      class: 'tl-job ' + j.status + (j.last_location ? ' located' : '') + (board.selected === j.job_id ? ' selected' : ''),
+      class: 'tl-job ' + j.status + (j.last_location ? ' located' : '') + (j.alerts.length ? ' alert' : '') + (board.selected === j.job_id ? ' selected' : ''),
       style: 'left:' + from * 100 + '%;width:' + Math.max(1.5, (to - from) * 100) + '%',
       title: label + '. ' + whereabouts(j),
       'aria-label': label,
       'data-job': j.job_id,
       onclick: () => selectJob(j.job_id),
     },
-    h('span', {}, hhmm(j.pickup_at) + ' ' + shortPlace(j.pickup) + ' → ' + shortPlace(j.dropoff)),
-    j.driver ? h('span', { class: 'who' }, j.driver.name) : null,
+    h('span', {}, hhmm(pickupOf(j)) + ' ' + shortPlace(j.pickup) + ' → ' + shortPlace(j.dropoff)),
+    j.driver ? h('span', { class: 'who' }, j.driver.name + (j.status !== 'driver_assigned' && j.status !== 'completed' ? ' · ' + statusText(j) : '')) : null,
+    j.alerts.length ? h('span', { class: 'alerts' }, alertText(j)) : null,
   );
 }
 
@@ -226,10 +230,11 @@ function renderUnassigned() {
             'data-job': j.job_id,
             onclick: () => selectJob(j.job_id),
           },
-          h('span', { class: 'when' }, hhmm(j.pickup_at) + '–' + hhmm(j.ends_at), h('span', { class: 'id' }, 'Job ' + j.job_id)),
+          h('span', { class: 'when' }, hhmm(pickupOf(j)) + '–' + hhmm(j.ends_at), h('span', { class: 'id' }, 'Job ' + j.job_id)),
           h('span', { class: 'route' }, shortPlace(j.pickup) + ' → ' + shortPlace(j.dropoff)),
           h('span', { class: 'what' }, FLEET_NAMES[j.fleet_code] + ' · ' + party(j) + (j.extras.length ? ' · ' + seats(j) : '') + ' · ' + whoFor(j)),
           j.released ? h('span', { class: 'released' }, releasedText(j)) : null,
+          j.alerts.length ? h('span', { class: 'alerts' }, alertText(j)) : null,
           h('span', { class: 'where' }, whereabouts(j)),
         ),
       ),

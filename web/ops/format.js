@@ -98,6 +98,7 @@ export function releasedText(j) {
     overlap: 'its new time overlaps another job of the driver or vehicle',
     vehicle_too_small: 'the vehicle no longer carries the party',
     vehicle_lacks_equipment: 'the vehicle lacks a seat now needed',
+    flight_moved: "a late flight moved its pickup onto the driver's or vehicle's next job",
   }[j.released.reason];
   return 'Released by a change: ' + (why || j.released.reason) + '. Assign again.';
 }
@@ -113,8 +114,34 @@ export function whereabouts(j) {
 }
 /** @param {Job} j */
 export function statusText(j) {
-  return { confirmed: 'unassigned', driver_assigned: 'assigned', completed: 'completed', no_show: 'no-show', cancelled: 'cancelled' }[j.status] || j.status;
+  return (
+    {
+      confirmed: 'unassigned',
+      driver_assigned: 'assigned',
+      en_route: 'driver on the way',
+      arrived: 'driver at pickup',
+      on_board: 'passenger on board',
+      completed: 'completed',
+      no_show: 'no-show',
+      cancelled: 'cancelled',
+    }[j.status] || j.status
+  );
 }
+
+/** What needs the dispatcher, in words ('' when nothing). @param {Job} j */
+export function alertText(j) {
+  const words = {
+    late: 'Late: no driver on the way 30 min before pickup',
+    flight_cancelled: 'Flight cancelled',
+    flight_diverted: 'Flight diverted',
+    flight_moved_released: 'Flight moved the pickup onto another job: driver released',
+    flight_moved_over_capacity: 'Flight moved the pickup: no vehicle of the class free',
+  };
+  return j.alerts.map((a) => words[a] || a).join(' · ');
+}
+
+/** When the job now starts: the pickup moved by a late flight, else the booked one. @param {Job} j */
+export const pickupOf = (j) => j.pickup_estimated_at || j.pickup_at;
 
 /** @param {RateLimit} l */
 export function rateText(l) {

@@ -164,6 +164,7 @@ describe('Dispatch', () => {
         phone: '+94 71 555 0101',
         vehicle: 'Toyota Corolla (Silver)',
         plate: corolla.plate,
+        location: null,
       });
       // Sunil is free again for that window.
       expect((await assign(other.job.job_id, sunil.driver_id, axio.vehicle_id)).status).toBe(200);

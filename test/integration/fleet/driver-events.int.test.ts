@@ -201,11 +201,41 @@ describe('Driver events to the marketplace', () => {
           { lat: 7.1801, lon: 79.8843, at: '2026-12-01 09:20:00' },
           { lat: 7.1802, lon: 79.8844, at: '2026-12-01 10:40:00' },
         ],
-        comment: 'x',
+        comment: 'x Last position 7.18020, 79.88440 at 2026-12-01 10:40 (Sri Lanka time).',
       },
     });
     expect((await sim('GET', `/__sim/orders/${orderId}`)).body.status).toBe('no_show');
     expect((await app.db('marketplace_orders').where({ orderId }).first()).state).toBe('no_show');
+  });
+
+  it('when the driver reports a no-show from the app, then the report carries the arrival time, the minutes waited and the last position', async () => {
+    const { orderId, job, driver } = await dispatched();
+    await deliver();
+    const token = (await ops.driverToken(driver.driver_id)).token;
+    const drv = (path: string, body: object) => client(app.url)('POST', `/driver/v1${path}`, { key: token, body });
+    clock.set('2026-12-01T03:30:00Z');
+    expect((await drv(`/jobs/${job.job_id}/status`, { status: 'en_route' })).status).toBe(200);
+    expect((await drv('/location', { lat: 7.1805, lon: 79.8846 })).body.job_id).toBe(job.job_id);
+    clock.set('2026-12-01T03:55:00Z');
+    expect((await drv(`/jobs/${job.job_id}/status`, { status: 'arrived' })).status).toBe(200);
+    expect((await drv('/location', { lat: 7.1801, lon: 79.8843 })).status).toBe(202);
+    await deliver();
+    // The positions reached the marketplace through the outbox while the job was live.
+    expect((await calls('sendDriverLocation', orderId)).length).toBeGreaterThan(0);
+    clock.set('2026-12-01T05:04:00Z');
+    const gone = await drv(`/jobs/${job.job_id}/status`, { status: 'no_show', note: 'Waited at arrivals exit.' });
+    expect(gone.status).toBe(200);
+    expect(await deliver()).toMatchObject({ delivered: 1 });
+    const [report] = await calls('reportNoShow', orderId);
+    const body = JSON.parse(report.body);
+    expect(body.evidence.comment).toBe(
+      'Waited at arrivals exit. Driver arrived at 2026-12-01 09:25 (Sri Lanka time) and waited 64 minutes after the pickup time. ' +
+        'Last position 7.18010, 79.88430 at 2026-12-01 09:25 (Sri Lanka time).',
+    );
+    expect(body.evidence.gps_track).toEqual([
+      { lat: 7.1805, lon: 79.8846, at: '2026-12-01 09:00:00' },
+      { lat: 7.1801, lon: 79.8843, at: '2026-12-01 09:25:00' },
+    ]);
   });
 
   it('when an order is posted again after its transfer is over, then the answer names how it ended: completed or no_show', async () => {

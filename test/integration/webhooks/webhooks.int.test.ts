@@ -59,6 +59,10 @@ describe(`Partner webhooks (${backend})`, () => {
         'booking.confirmed',
         'booking.amended',
         'booking.driver_assigned',
+        'booking.driver_en_route',
+        'booking.driver_arrived',
+        'booking.passenger_on_board',
+        'booking.flight_updated',
         'booking.cancelled',
         'booking.completed',
         'booking.no_show',
@@ -427,6 +431,7 @@ describe(`Partner webhooks (${backend})`, () => {
         phone: '+94 70 000 0000',
         vehicle: 'Toyota Axio (white)',
         plate: 'SANDBOX-1',
+        location: null,
       });
 
       // Page by page with `after`: the same list.
