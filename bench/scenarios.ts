@@ -125,7 +125,13 @@ export async function ceilingStatement(id: ScenarioId, c: CeilingContext): Promi
         terms: TERMS,
         extras: [],
       };
-      const ctx = { now, paused: false, requestId: `req_${randomBytes(12).toString('hex')}`, emergencyPhone: '+94 11 234 5678', publicBaseUrl: 'http://localhost:3000' };
+      const ctx = {
+        now,
+        paused: false,
+        requestId: `req_${randomBytes(12).toString('hex')}`,
+        emergencyPhone: '+94 11 234 5678',
+        publicBaseUrl: 'http://localhost:3000',
+      };
       const d = decideBooking({ offer, consumed: false }, { partnerId: c.partnerId, env: 'production' }, input, ctx);
       if (d.kind !== 'book') throw new Error(`ceiling booking: ${d.kind}`);
       const body = JSON.stringify(bookingView(d.booking));

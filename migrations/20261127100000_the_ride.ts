@@ -107,7 +107,9 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw(`update bookings set status = 'driver_assigned' where status in ('driver_en_route','driver_arrived','passenger_on_board')`);
   await knex.raw('alter table bookings drop constraint bookings_status_check');
   await knex.raw(`alter table bookings add constraint bookings_status_check check (status in (${OLD_STATUSES}))`);
-  await knex.raw('alter table bookings drop column tracking_token, drop column tracking_url, drop column flight, drop column pickup_estimated_at, drop column driver_location');
+  await knex.raw(
+    'alter table bookings drop column tracking_token, drop column tracking_url, drop column flight, drop column pickup_estimated_at, drop column driver_location',
+  );
   await knex.raw('drop index jobs_driver_index');
   await knex.raw('drop index jobs_flight_poll_index');
   await knex.raw(`

@@ -12,6 +12,7 @@ import { basePath } from './documents';
 import { createMarketplaceSurface, marketplaceMountPath } from './marketplace/api';
 import { CONSOLE_ROOT, createConsoleSurface } from './console/api';
 import { createDriverSurface } from './driver/api';
+import { createDriverAppSurface, DRIVER_APP_ROOT } from './driver-app/api';
 import { createTrackingSurface, TRACKING_ROOT } from './tracking/api';
 import { createMetricsSurface } from './metrics-surface/api';
 import { operationalSample, probes, readiness } from './probes';
@@ -58,6 +59,7 @@ export async function createApp(deps: Deps, opts: { operatorToken: string }) {
   const referenceConsole = await createConsoleSurface(deps);
   const driver = await createDriverSurface(deps);
   const tracking = await createTrackingSurface(deps);
+  const driverApp = await createDriverAppSurface(deps, { root: basePath(deps.config.publicBaseUrl) });
   const opsConsole = await createOpsConsoleSurface(deps, { root: separateOps ? '' : basePath(deps.config.publicBaseUrl) });
   const ready = readiness(deps);
   const metrics = await createMetricsSurface(deps, opts.operatorToken, operationalSample(deps, ready));
@@ -80,7 +82,9 @@ export async function createApp(deps: Deps, opts: { operatorToken: string }) {
   // The console sits below the API it documents: mounted first.
   app.use(CONSOLE_ROOT, pipeline(referenceConsole, deps));
   app.use('/transfers/v1', pipeline(transfers, deps));
+  // The driver API first: the app's mount (/driver) would otherwise see its paths.
   app.use('/driver/v1', pipeline(driver, deps));
+  app.use(DRIVER_APP_ROOT, pipeline(driverApp, deps));
   app.use(TRACKING_ROOT, pipeline(tracking, deps));
   if (!separateOps) mountOps(app);
   app.use(marketplaceMountPath(deps.config.marketplace.inUrl), pipeline(marketplace, deps));
@@ -92,5 +96,5 @@ export async function createApp(deps: Deps, opts: { operatorToken: string }) {
     mountOps(opsApp);
     opsApp.use(pipeline(unknownOpsRoute, deps));
   }
-  return { app, opsApp, surfaces: { transfers, ops, marketplace, console: referenceConsole, opsConsole, driver, tracking, metrics } };
+  return { app, opsApp, surfaces: { transfers, ops, marketplace, console: referenceConsole, opsConsole, driver, driverApp, tracking, metrics } };
 }

@@ -3,7 +3,8 @@ import type { Write } from '../data/write';
 import type { Deps } from '../deps';
 import type { SaleTerms } from '../domain/terms/terms';
 
-export type SurfaceName = 'transfers' | 'console' | 'ops' | 'ops-console' | 'driver' | 'driver-app' | 'tracking' | 'marketplace' | 'metrics' | 'webhooks' | 'none';
+export type SurfaceName =
+  'transfers' | 'console' | 'ops' | 'ops-console' | 'driver' | 'driver-app' | 'tracking' | 'marketplace' | 'metrics' | 'webhooks' | 'none';
 export type Env = 'sandbox' | 'production';
 
 export interface AuthenticatedPartner {

@@ -11,14 +11,7 @@ export type Place = { name: string; iata?: string; lat: number; lon: number };
 /** A place of a booking: the partner's own text (`name`) beside where we located it. */
 export type BookedPlace = { name: string; resolved_name: string; iata?: string; lat: number; lon: number };
 export type BookingStatus =
-  | 'confirmed'
-  | 'driver_assigned'
-  | 'driver_en_route'
-  | 'driver_arrived'
-  | 'passenger_on_board'
-  | 'completed'
-  | 'no_show'
-  | 'cancelled';
+  'confirmed' | 'driver_assigned' | 'driver_en_route' | 'driver_arrived' | 'passenger_on_board' | 'completed' | 'no_show' | 'cancelled';
 /** The driver as the partner sees it, once assigned (`colour` since the ride issue: older snapshots lack it). */
 export type DriverSnapshot = { name: string; phone: string; vehicle: string; plate: string; colour?: string };
 /** What the flight-status provider last said of the booking's flight (an airport arrival's). */

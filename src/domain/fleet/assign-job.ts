@@ -79,7 +79,13 @@ async function sendDriverInfo(
 }
 
 function snapshot(driver: fleet.DriverRecord, vehicle: fleet.VehicleRecord): DriverSnapshot {
-  return { name: driver.name, phone: driver.phone, vehicle: `${vehicle.brand} ${vehicle.model} (${vehicle.colour})`, plate: vehicle.plate, colour: vehicle.colour };
+  return {
+    name: driver.name,
+    phone: driver.phone,
+    vehicle: `${vehicle.brand} ${vehicle.model} (${vehicle.colour})`,
+    plate: vehicle.plate,
+    colour: vehicle.colour,
+  };
 }
 
 const tooSmall = (job: jobs.JobRow, vehicle: fleet.VehicleRecord, capacity: FleetVehicle) =>

@@ -35,7 +35,12 @@ export async function setSandboxFlight(tx: Tx, scope: { partnerId: string; env: 
     const b = await requireBooking(tx, scope, ref);
     const trouble = f.status === 'cancelled' || f.status === 'diverted';
     const estimated = trouble ? null : new Date(b.pickupAt.getTime() + delay * 60_000);
-    const flight = { number: f.flightNumber, status: f.status, scheduled_arrival: b.pickupAt.toISOString(), estimated_arrival: estimated?.toISOString() ?? null };
+    const flight = {
+      number: f.flightNumber,
+      status: f.status,
+      scheduled_arrival: b.pickupAt.toISOString(),
+      estimated_arrival: estimated?.toISOString() ?? null,
+    };
     await tellPartner(tx, ref, flight, estimated && delay !== 0 ? estimated : null, now);
     bookings.push(await requireBooking(tx, scope, ref));
   }

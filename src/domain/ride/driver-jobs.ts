@@ -42,7 +42,13 @@ export function rideFacts(j: jobs.JobRow): RideFacts {
 
 export function driverJobView(j: jobs.JobRow, now: Date): DriverJobView {
   const r = rideFacts(j);
-  const place = (p: jobs.JobPlace): jobs.JobPlace => ({ name: p.name, resolved_name: p.resolved_name ?? p.name, ...(p.iata ? { iata: p.iata } : {}), lat: p.lat, lon: p.lon });
+  const place = (p: jobs.JobPlace): jobs.JobPlace => ({
+    name: p.name,
+    resolved_name: p.resolved_name ?? p.name,
+    ...(p.iata ? { iata: p.iata } : {}),
+    lat: p.lat,
+    lon: p.lon,
+  });
   const noShow = noShowFrom(r);
   return {
     job_id: j.jobId,

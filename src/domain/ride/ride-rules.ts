@@ -60,10 +60,7 @@ export function noShowFrom(r: RideFacts): Date | null {
   return new Date(from + freeWaitingMinutes(r.pickup) * 60_000);
 }
 
-export type RideRefusal =
-  | { reason: 'invalid_transition'; allowed: RideStep[] }
-  | { reason: 'too_early'; from: Date }
-  | { reason: 'waiting_time'; from: Date };
+export type RideRefusal = { reason: 'invalid_transition'; allowed: RideStep[] } | { reason: 'too_early'; from: Date } | { reason: 'waiting_time'; from: Date };
 
 /** Whether the ride may move to `to` now: undefined when it may, else why not. */
 export function judgeStep(r: RideFacts, to: RideStep, now: Date): RideRefusal | undefined {

@@ -119,7 +119,9 @@ describe('Flight-aware pickups', () => {
     const driver = await svc.ops.driver('Kamal Silva');
     const car = await svc.ops.vehicle('standard_car');
     const other = await svc.ops.vehicle('standard_car');
-    expect((await svc.ops.call('POST', `/jobs/${a.job.job_id}/assign`, { body: { driver_id: driver.driver_id, vehicle_id: car.vehicle_id } })).status).toBe(200);
+    expect((await svc.ops.call('POST', `/jobs/${a.job.job_id}/assign`, { body: { driver_id: driver.driver_id, vehicle_id: car.vehicle_id } })).status).toBe(
+      200,
+    );
     const kept = await svc.ops.call('POST', `/jobs/${nextJob.job_id}/assign`, { body: { driver_id: driver.driver_id, vehicle_id: other.vehicle_id } });
     expect(kept.status).toBe(200);
 

@@ -29,7 +29,8 @@ describe('Passenger tracking link', () => {
     expect(upcoming.text).toContain('Live tracking starts');
     expect(upcoming.text).not.toContain('Sandbox');
 
-    const move = (to: string) => svc.call('POST', `/transfers/v1/test_helpers/bookings/${booking.booking_ref}/advance`, { key: svc.partner.testKey, body: { to } });
+    const move = (to: string) =>
+      svc.call('POST', `/transfers/v1/test_helpers/bookings/${booking.booking_ref}/advance`, { key: svc.partner.testKey, body: { to } });
     clock.set(at(-100));
     expect((await move('driver_en_route')).status).toBe(200);
     const live = await open(booking.tracking_url);
