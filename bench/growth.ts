@@ -62,7 +62,8 @@ async function seed(knex: Knex.Transaction, partnerId: string, size: GrowthSize,
        select md5(:tag || '-quote-' || g), :partner, 'production', '{"pickup": {"iata": "CMB"}, "dropoff": {"name": "Kandy"}, "pickup_datetime": "2026-12-01T09:30:00+05:30"}'::jsonb,
               'USD', 'arrival', '{"name": "Bandaranaike International Airport", "iata": "CMB", "lat": 7.17, "lon": 79.88}'::jsonb,
               '{"name": "Kandy", "lat": 7.29, "lon": 80.63}'::jsonb, 110.2, 150, now() + interval '10 days', now() - (g % 10080) * interval '1 minute', now() - (g % 10080) * interval '1 minute' + interval '30 minutes',
-              '{"version": 1, "cancellation_fees": [{"hours_before": 12, "percent": 50}, {"hours_before": 2, "percent": 100}], "no_show_percent": 100, "price_adjustment_percent": 0}'::jsonb
+              '{"version": 1, "cancellation_fees": [{"hours_before": 12, "percent": 50}, {"hours_before": 2, "percent": 100}], "no_show_percent": 100, "price_adjustment_percent": 0}'::jsonb,
+              md5(:tag || '-track-' || g), 'http://localhost:3000/t/' || md5(:tag || '-track-' || g)
        from generate_series(:from::int, :to::int) g`,
       from,
       to,
@@ -82,7 +83,7 @@ async function seed(knex: Knex.Transaction, partnerId: string, size: GrowthSize,
     await run(
       `insert into bookings (booking_ref, partner_id, env, partner_reference, quote_id, offer_id, status, vehicle, vehicle_code, vehicle_name, amount_minor, currency,
                              pickup, dropoff, pickup_datetime, pickup_at, journey_type, adults, luggage, passenger, flight_number, meeting_instructions, emergency_phone,
-                             request_id, created_at, event_seq, terms)
+                             request_id, created_at, event_seq, terms, tracking_token, tracking_url)
        select upper(substr(md5(:tag || '-booking-' || g), 1, 10)), :partner, 'production', upper(:tag) || '-' || g, md5(:tag || '-quote-' || g), md5(:tag || '-offer-' || g || '-0'), 'confirmed',
               'standard_car', 'standard_car', 'Standard Car or similar', 6380, 'USD',
               '{"name": "Bandaranaike International Airport", "iata": "CMB", "lat": 7.17, "lon": 79.88}'::jsonb, '{"name": "Kandy", "lat": 7.29, "lon": 80.63}'::jsonb,

@@ -6,6 +6,11 @@ import { ManualClock } from '../../src/shared/clock';
 import { startMarketplaceSim, type RunningMarketplaceSim } from '../../simulators/marketplace/app';
 import { createPartnerClient, type PartnerClient } from '../../simulators/partner/client';
 import { sampleMarketplaceOrder } from '../../harness/fixtures/marketplace-orders';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createFlightSimulator } from '../../simulators/flights/app';
+import { createHttpFlightStatus } from '../../src/adapters/flights/http-flight-status';
+import { pollFlightsOnce } from '../../src/domain/flights/poll-flights';
 
 const { MARKETPLACE_USER_ID: USER_ID, MARKETPLACE_PRIVATE_KEY: KEY, MARKETPLACE_CALLBACK_TOKEN: TOKEN, MARKETPLACE_IN_URL: IN_URL } = MARKETPLACE_ENV;
 
@@ -43,7 +48,14 @@ describe('A day in the life', () => {
       return calls.some((c) => c.status === 200) ? calls : undefined;
     });
 
+  const flights = createFlightSimulator({ now: () => clock.now() });
+  let flightServer: http.Server;
+  let flightsUrl: string;
+
   beforeAll(async () => {
+    flightServer = http.createServer(flights.app).listen(0, '127.0.0.1');
+    await new Promise((resolve) => flightServer.once('listening', resolve));
+    flightsUrl = `http://127.0.0.1:${(flightServer.address() as AddressInfo).port}`;
     mp = await startMarketplaceSim({ userId: USER_ID, privateKey: KEY });
     app = await startTestApp({ clock, env: { ...MARKETPLACE_ENV, MARKETPLACE_URL: mp.url } });
     mp.sim.setSupplier({ inUrl: IN_URL, baseUrl: `${app.url}/marketplace`, callbackToken: TOKEN });
@@ -54,6 +66,7 @@ describe('A day in the life', () => {
   afterAll(async () => {
     await app.close();
     await mp.stop();
+    await new Promise((resolve) => flightServer.close(resolve));
   });
 
   it('partners and the marketplace book, confirmations arrive, operators dispatch, drivers move, one job completes, one is a no-show', async () => {
@@ -217,12 +230,34 @@ describe('A day in the life', () => {
     expect(mpCancel.response.body).toMatchObject({ status: 'OK', order_state: 'cancelled' });
     expect((await ops.call('GET', `/jobs/${vanJob.job_id}`)).body).toMatchObject({ status: 'cancelled' });
 
-    // 1 December — Sunil drives to the airport, meets Ayesha, and drops her at the hotel in Galle.
-    clock.set('2026-12-01T03:45:00Z');
-    expect((await ops.call('POST', `/jobs/${agencyJob.job_id}/location`, { body: { lat: 7.1801, lon: 79.8843 } })).status).toBe(202);
+    // 1 December — Ayesha's flight is 25 minutes late: the flight poller (against the flight simulator) moves the
+    // pickup, and the agency is told; the booked pickup stays.
+    const pickupAt = Date.parse(agencyJob.pickup_at);
+    const minutes = (m: number) => new Date(pickupAt + m * 60_000).toISOString();
+    flights.script({ flight_number: 'UL506', date: '2026-12-01', scheduled_arrival: agencyJob.pickup_at, scenario: 'delayed', minutes: 25 });
+    clock.set(minutes(-240));
+    expect(await pollFlightsOnce(app.deps, createHttpFlightStatus({ url: flightsUrl }))).toEqual({ checked: 1, failed: 0 });
+    expect((await partner.getBooking(ref)).data).toMatchObject({
+      pickup_datetime: booked.data!.pickup_datetime,
+      pickup_estimated_at: minutes(25),
+      flight: { number: 'UL506', status: 'delayed', estimated_arrival: minutes(25) },
+    });
+
+    // Sunil drives the ride from his phone (the driver API the driver app calls): on the way, at the airport,
+    // Ayesha on board, and at the hotel in Galle. The agency sees each state and where he is.
+    const phone = (await ops.driverToken(sunil.driver_id)).token;
+    const drv = (path: string, body: object) => client(app.url)('POST', `/driver/v1${path}`, { key: phone, body });
+    clock.set(minutes(-60));
+    expect((await drv(`/jobs/${agencyJob.job_id}/status`, { status: 'en_route' })).body.status).toBe('en_route');
+    expect((await drv('/location', { lat: 7.1801, lon: 79.8843 })).status).toBe(202);
+    expect((await partner.getBooking(ref)).data).toMatchObject({ status: 'driver_en_route', driver: { location: { lat: 7.1801, lon: 79.8843 } } });
+    clock.set(minutes(20));
+    expect((await drv(`/jobs/${agencyJob.job_id}/status`, { status: 'arrived' })).body.waiting).toMatchObject({ free_minutes: 60, no_show_from: minutes(85) });
+    clock.set(minutes(35));
+    expect((await drv(`/jobs/${agencyJob.job_id}/status`, { status: 'on_board' })).body.status).toBe('on_board');
     clock.set('2026-12-01T07:10:00Z');
-    expect((await ops.call('POST', `/jobs/${agencyJob.job_id}/complete`)).body.status).toBe('completed');
-    expect((await partner.getBooking(ref)).data).toMatchObject({ status: 'completed', driver: { name: 'Sunil Fernando' } });
+    expect((await drv(`/jobs/${agencyJob.job_id}/status`, { status: 'completed' })).body.status).toBe('completed');
+    expect((await partner.getBooking(ref)).data).toMatchObject({ status: 'completed', driver: { name: 'Sunil Fernando', location: null } });
     // The evening's trip is called off at 12:40 in Sri Lanka, 7 h 20 before pickup: the agency checks the fee, then
     // cancels, at half the price, as the policy said when it booked.
     const price = second.data!.price;
@@ -243,7 +278,11 @@ describe('A day in the life', () => {
       ['booking.confirmed', 1],
       ['booking.driver_assigned', 2],
       ['booking.amended', 3],
-      ['booking.completed', 4],
+      ['booking.flight_updated', 4],
+      ['booking.driver_en_route', 5],
+      ['booking.driver_arrived', 6],
+      ['booking.passenger_on_board', 7],
+      ['booking.completed', 8],
     ]);
     expect(story(second.data!.booking_ref)).toEqual([
       ['booking.confirmed', 1],
