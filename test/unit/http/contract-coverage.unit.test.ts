@@ -6,6 +6,8 @@ import { operations as opsOperations } from '../../../src/http/ops/operations';
 import { operations as marketplaceOperations } from '../../../src/http/marketplace/operations';
 import { consoleOperations } from '../../../src/http/console/operations';
 import { opsConsoleOperations } from '../../../src/http/ops-console/operations';
+import { driverOperations } from '../../../src/http/driver/operations';
+import { driverAppOperations } from '../../../src/http/driver-app/operations';
 import { testConfig } from '../../support/test-app';
 
 describe('Every contract operation has exactly one handler', () => {
@@ -15,6 +17,9 @@ describe('Every contract operation has exactly one handler', () => {
     ['marketplace-inbound.yaml', marketplaceOperations],
     ['console.yaml', consoleOperations({ config: testConfig() } as never)],
     ['ops-console.yaml', opsConsoleOperations('')],
+    ['driver-v1.yaml', driverOperations],
+    ['driver-app.yaml', driverAppOperations('')],
+    ['tracking.yaml', { getTrackingPage: undefined }],
     ['metrics.yaml', { getMetrics: undefined }],
   ])('when %s is loaded, then its operationIds equal the registered handlers', async (file, handlers) => {
     const api = new OpenAPIBackend({

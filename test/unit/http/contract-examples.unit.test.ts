@@ -26,22 +26,29 @@ function responseExamples(definition: Json) {
   return out;
 }
 
-describe.each(['transfers-v1.yaml', 'ops-v1.yaml', 'marketplace-inbound.yaml', 'marketplace-outbound.yaml', 'console.yaml', 'ops-console.yaml'])(
-  'Examples in %s',
-  (file) => {
-    let api: OpenAPIBackend;
-    beforeAll(async () => {
-      api = new OpenAPIBackend({ definition: loadContract(file), strict: true, customizeAjv: (ajv) => (addContractFormats(ajv as never), ajv) });
-      await api.init();
-    });
+describe.each([
+  'transfers-v1.yaml',
+  'ops-v1.yaml',
+  'marketplace-inbound.yaml',
+  'marketplace-outbound.yaml',
+  'console.yaml',
+  'ops-console.yaml',
+  'driver-v1.yaml',
+  'driver-app.yaml',
+  'tracking.yaml',
+])('Examples in %s', (file) => {
+  let api: OpenAPIBackend;
+  beforeAll(async () => {
+    api = new OpenAPIBackend({ definition: loadContract(file), strict: true, customizeAjv: (ajv) => (addContractFormats(ajv as never), ajv) });
+    await api.init();
+  });
 
-    it('when each response example is checked against its schema, then it is valid', () => {
-      const found = responseExamples(api.definition as Json);
-      const invalid = found
-        .map((e) => ({ where: e.where, errors: api.validateResponse(e.example, api.getOperation(e.operationId)!, e.status).errors }))
-        .filter((r) => r.errors?.length);
-      expect(invalid).toEqual([]);
-      if (file === 'transfers-v1.yaml') expect(found.length).toBeGreaterThanOrEqual(10);
-    });
-  },
-);
+  it('when each response example is checked against its schema, then it is valid', () => {
+    const found = responseExamples(api.definition as Json);
+    const invalid = found
+      .map((e) => ({ where: e.where, errors: api.validateResponse(e.example, api.getOperation(e.operationId)!, e.status).errors }))
+      .filter((r) => r.errors?.length);
+    expect(invalid).toEqual([]);
+    if (file === 'transfers-v1.yaml') expect(found.length).toBeGreaterThanOrEqual(10);
+  });
+});

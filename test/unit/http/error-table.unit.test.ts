@@ -39,6 +39,8 @@ describe('One error table per surface, matching its contract', () => {
     ['ops-v1.yaml', OPS_ERROR_STATUS],
     ['console.yaml', TRANSFERS_ERROR_STATUS],
     ['ops-console.yaml', OPS_ERROR_STATUS],
+    ['driver-v1.yaml', ERROR_STATUS],
+    ['driver-app.yaml', OPS_ERROR_STATUS],
   ])('when %s lists its error codes, then each has its status in the table, and every documented error status is one of them', (file, table) => {
     const codes = errorCodes(file);
     const known = Object.keys(table);
