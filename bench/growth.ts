@@ -62,8 +62,7 @@ async function seed(knex: Knex.Transaction, partnerId: string, size: GrowthSize,
        select md5(:tag || '-quote-' || g), :partner, 'production', '{"pickup": {"iata": "CMB"}, "dropoff": {"name": "Kandy"}, "pickup_datetime": "2026-12-01T09:30:00+05:30"}'::jsonb,
               'USD', 'arrival', '{"name": "Bandaranaike International Airport", "iata": "CMB", "lat": 7.17, "lon": 79.88}'::jsonb,
               '{"name": "Kandy", "lat": 7.29, "lon": 80.63}'::jsonb, 110.2, 150, now() + interval '10 days', now() - (g % 10080) * interval '1 minute', now() - (g % 10080) * interval '1 minute' + interval '30 minutes',
-              '{"version": 1, "cancellation_fees": [{"hours_before": 12, "percent": 50}, {"hours_before": 2, "percent": 100}], "no_show_percent": 100, "price_adjustment_percent": 0}'::jsonb,
-              md5(:tag || '-track-' || g), 'http://localhost:3000/t/' || md5(:tag || '-track-' || g)
+              '{"version": 1, "cancellation_fees": [{"hours_before": 12, "percent": 50}, {"hours_before": 2, "percent": 100}], "no_show_percent": 100, "price_adjustment_percent": 0}'::jsonb
        from generate_series(:from::int, :to::int) g`,
       from,
       to,
@@ -88,7 +87,8 @@ async function seed(knex: Knex.Transaction, partnerId: string, size: GrowthSize,
               'standard_car', 'standard_car', 'Standard Car or similar', 6380, 'USD',
               '{"name": "Bandaranaike International Airport", "iata": "CMB", "lat": 7.17, "lon": 79.88}'::jsonb, '{"name": "Kandy", "lat": 7.29, "lon": 80.63}'::jsonb,
               '2026-12-01T09:30:00+05:30', now() + (g % 300) * interval '1 day', 'arrival', 2, 2, '{"first_name": "Seed", "last_name": "Passenger"}'::jsonb, 'UL504',
-              'Meet at arrivals.', '+94 11 234 5678', 'req_' || :tag || '_' || g, now() - (g % 30) * interval '1 day', 1, '{"version": 1, "cancellation_fees": [{"hours_before": 12, "percent": 50}, {"hours_before": 2, "percent": 100}], "no_show_percent": 100, "price_adjustment_percent": 0}'::jsonb
+              'Meet at arrivals.', '+94 11 234 5678', 'req_' || :tag || '_' || g, now() - (g % 30) * interval '1 day', 1, '{"version": 1, "cancellation_fees": [{"hours_before": 12, "percent": 50}, {"hours_before": 2, "percent": 100}], "no_show_percent": 100, "price_adjustment_percent": 0}'::jsonb,
+              md5(:tag || '-track-' || g), 'http://localhost:3000/t/' || md5(:tag || '-track-' || g)
        from generate_series(:from::int, :to::int) g`,
       from,
       to,

@@ -307,7 +307,7 @@ describe('A day in the life', () => {
     );
     expect(JSON.parse(report.body).evidence).toEqual({
       gps_track: [{ lat: 6.8667, lon: 81.0466, at: '2026-12-02 06:45:00' }],
-      comment: 'Waited at the hotel lobby until 08:15; the guest did not answer calls.',
+      comment: 'Waited at the hotel lobby until 08:15; the guest did not answer calls. Last position 6.86670, 81.04660 at 2026-12-02 06:45 (Sri Lanka time).',
     });
     expect((await sim('GET', '/__sim/orders/INT-900001')).body.status).toBe('no_show');
 
