@@ -58,6 +58,7 @@ const documentedCodes = (file: string): string[] =>
     .schemas.Error.properties.error.properties.code.enum;
 const TRANSFERS_CODES = documentedCodes('transfers-v1.yaml');
 const OPS_CODES = documentedCodes('ops-v1.yaml');
+const DRIVER_CODES = documentedCodes('driver-v1.yaml');
 const BUSINESS_TABLES = [
   'quotes',
   'offers',
@@ -83,7 +84,7 @@ const server = setupServer(
   }),
 );
 
-type Surface = 'transfers' | 'ops' | 'marketplace';
+type Surface = 'transfers' | 'ops' | 'marketplace' | 'driver' | 'tracking';
 interface Target {
   surface: Surface;
   mount: string;
@@ -127,6 +128,7 @@ describe('Fuzzing every surface from its contract', () => {
   let app: TestApp;
   let targets: Target[];
   let partner: Awaited<ReturnType<ReturnType<typeof operator>['partnerWithKeys']>>;
+  let driverToken: string;
   const pools = new Pools();
   let counts: Record<string, number>;
   let sent = 0;
@@ -141,6 +143,7 @@ describe('Fuzzing every surface from its contract', () => {
     server.listen({ onUnhandledRequest: 'bypass' });
     app = await startTestApp({ clock: new ManualClock(NOW), env: MARKETPLACE_ENV, outboxWorker: false });
     partner = await operator(app.url).partnerWithKeys('Fuzz Travel');
+    driverToken = (await operator(app.url).driverToken((await operator(app.url).driver('Fuzz Driver')).driver_id)).token;
     pools.deny(partner.testKeyId);
     pools.deny(partner.liveKeyId);
     targets = [
@@ -149,6 +152,8 @@ describe('Fuzzing every surface from its contract', () => {
       ...(await contractOperations('marketplace-inbound.yaml')).map((op) => ({ surface: 'marketplace' as const, mount: '/marketplace', op })),
       // The reference console's pages: public, in the Transfers envelope.
       ...(await contractOperations('console.yaml')).map((op) => ({ surface: 'transfers' as const, mount: '/transfers/v1/console', op })),
+      ...(await contractOperations('driver-v1.yaml')).map((op) => ({ surface: 'driver' as const, mount: '/driver/v1', op })),
+      ...(await contractOperations('tracking.yaml')).map((op) => ({ surface: 'tracking' as const, mount: '/t', op })),
     ];
     counts = await businessCounts();
   });
@@ -229,6 +234,8 @@ describe('Fuzzing every surface from its contract', () => {
     const auth = c.auth;
     if (surface === 'transfers' && auth !== 'none')
       headers.Authorization = `Bearer ${auth === 'live' ? partner.liveKey : auth === 'wrong' ? partner.testKey.slice(0, -3) + 'XYZ' : partner.testKey}`;
+    if (surface === 'driver' && auth !== 'none')
+      headers.Authorization = `Bearer ${auth === 'wrong' ? 'drv_wrong_token_000000000000000000000000000' : driverToken}`;
     if (surface === 'ops' && auth !== 'none') headers.Authorization = `Bearer ${auth === 'wrong' ? 'op_wrong_token_0000000000' : OPERATOR_TOKEN}`;
     if (surface === 'marketplace' && auth !== 'none') {
       if (op.operationId === 'receiveCallback') headers['X-Callback-Token'] = auth === 'wrong' ? 'nope' : MARKETPLACE_ENV.MARKETPLACE_CALLBACK_TOKEN;
@@ -257,10 +264,22 @@ describe('Fuzzing every surface from its contract', () => {
     return { status: res.status, headers: res.headers, text, body };
   }
 
+  /** The surface a path lands on: the operator API, its console and the driver app answer in the operator envelope. */
+  function surfaceAt(landed: string): Surface {
+    if (landed === '/ops' || landed.startsWith('/ops/')) return 'ops';
+    if (landed.startsWith('/marketplace')) return 'marketplace';
+    if (landed === '/driver/v1' || landed.startsWith('/driver/v1/')) return 'driver';
+    if (landed === '/driver' || landed.startsWith('/driver/')) return 'ops';
+    if (landed === '/t' || landed.startsWith('/t/')) return 'tracking';
+    return 'transfers';
+  }
+
   function checkEnvelope(surface: Surface, status: number, body: any): string | null {
     if (status < 400) return null;
     if (surface === 'marketplace') return body?.status === 'ERROR' && typeof body.error === 'string' ? null : 'not the marketplace error envelope';
-    const codes = surface === 'ops' ? OPS_CODES : TRANSFERS_CODES;
+    // The tracking page answers a traveller's browser in plain text.
+    if (surface === 'tracking') return body === undefined ? null : 'tracking refusal not in plain text';
+    const codes = surface === 'ops' ? OPS_CODES : surface === 'driver' ? DRIVER_CODES : TRANSFERS_CODES;
     const e = body?.error;
     if (!e || !codes.includes(e.code) || typeof e.message !== 'string' || typeof e.details !== 'object') return 'not the error envelope with a documented code';
     if (surface === 'transfers' && !('env' in body)) return 'transfers error without env';
@@ -334,7 +353,7 @@ describe('Fuzzing every surface from its contract', () => {
       // Where the request landed (the URL parser resolves dot segments, %2e%2e included): that surface's envelope.
       const landed = new URL(`${app.url}${req.path}`).pathname;
       // The operator API and its console (/ops/) answer in the operator envelope.
-      const surface: Surface = landed === '/ops' || landed.startsWith('/ops/') ? 'ops' : landed.startsWith('/marketplace') ? 'marketplace' : 'transfers';
+      const surface = surfaceAt(landed);
       if (req.method !== 'HEAD') expect({ where, envelope: checkEnvelope(surface, r.status, r.body) }).toEqual({ where, envelope: null });
       const audited = await app.db('audit_log').where({ requestId, direction: 'inbound' }).count({ n: '*' });
       expect({ where, audited: Number(audited[0].n) }).toEqual({ where, audited: 1 });

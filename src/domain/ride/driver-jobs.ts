@@ -1,8 +1,8 @@
 import type { Sql } from '../../data/database';
 import * as jobs from '../../data/repositories/jobs-repository';
 import { notFound } from '../../shared/errors';
-import { EXTRA_CODES } from '../pricing/extras';
 import { sriLankaDay } from '../fleet/jobs';
+import { jobView } from '../fleet/job-view';
 import { freeWaitingMinutes, nextSteps, noShowFrom, type RideFacts, type RideState, type RideStep } from './ride-rules';
 
 /** A job as its driver reads it in the app (contracts/driver-v1.yaml, DriverJob). */
@@ -42,25 +42,19 @@ export function rideFacts(j: jobs.JobRow): RideFacts {
 
 export function driverJobView(j: jobs.JobRow, now: Date): DriverJobView {
   const r = rideFacts(j);
-  const place = (p: jobs.JobPlace): jobs.JobPlace => ({
-    name: p.name,
-    resolved_name: p.resolved_name ?? p.name,
-    ...(p.iata ? { iata: p.iata } : {}),
-    lat: p.lat,
-    lon: p.lon,
-  });
+  const v = jobView(j, now);
   const noShow = noShowFrom(r);
   return {
     job_id: j.jobId,
     status: r.state,
     next: nextSteps(r, now),
-    pickup_at: r.pickupAt.toISOString(),
-    pickup_estimated_at: r.pickupEstimatedAt ? r.pickupEstimatedAt.toISOString() : null,
-    pickup: place(j.pickup),
-    dropoff: place(j.dropoff),
-    passengers: { adults: j.adults, children: j.children, luggage: j.luggage },
-    extras: EXTRA_CODES.flatMap((code) => ((j.seats[code] ?? 0) > 0 ? [{ code, quantity: j.seats[code] ?? 0 }] : [])),
-    passenger: { name: j.passenger?.name ?? '', phone: j.passenger?.phone ?? null },
+    pickup_at: v.pickup_at,
+    pickup_estimated_at: v.pickup_estimated_at,
+    pickup: v.pickup,
+    dropoff: v.dropoff,
+    passengers: v.passengers,
+    extras: v.extras,
+    passenger: v.passenger,
     flight: j.flightNumber
       ? {
           number: j.flightNumber,
@@ -69,9 +63,9 @@ export function driverJobView(j: jobs.JobRow, now: Date): DriverJobView {
           status: j.flight?.status ?? 'unknown',
         }
       : null,
-    notes: j.notes,
-    meeting_instructions: j.meetingInstructions,
-    vehicle: j.vehicle ? { plate: j.vehicle.plate, brand: j.vehicle.brand, model: j.vehicle.model, colour: j.vehicle.colour } : null,
+    notes: v.notes,
+    meeting_instructions: v.meeting_instructions,
+    vehicle: v.vehicle ? { plate: v.vehicle.plate, brand: v.vehicle.brand, model: v.vehicle.model, colour: v.vehicle.colour } : null,
     waiting: {
       free_minutes: freeWaitingMinutes(j.pickup),
       arrived_at: r.arrivedAt ? r.arrivedAt.toISOString() : null,

@@ -45,7 +45,8 @@ export async function trackRide(db: Sql, token: string, now: Date): Promise<Trac
 
   const pickup = b.pickupEstimatedAt ?? b.pickupAt;
   const trackingStartsAt = new Date(pickup.getTime() - TRACKING_FROM_MS);
-  const live = now >= trackingStartsAt || ended !== null;
+  // A driver may set off up to 3 hours ahead: the page goes live with them.
+  const live = now >= trackingStartsAt || ended !== null || RIDE_UNDER_WAY.has(b.status);
   const p = live && RIDE_UNDER_WAY.has(b.status) ? b.driverLocation : null;
   const position = p ? { lat: p.lat, lon: p.lon, at: new Date(p.at) } : null;
   const toPickup = position && (b.status === 'driver_en_route' || b.status === 'driver_assigned');
@@ -67,7 +68,13 @@ export async function trackRide(db: Sql, token: string, now: Date): Promise<Trac
         : null,
       driver:
         live && b.driver
-          ? { firstName: b.driver.name.split(/\s+/)[0], vehicle: b.driver.vehicle, colour: b.driver.colour ?? null, plate: b.driver.plate }
+          ? {
+              firstName: b.driver.name.split(/\s+/)[0],
+              // The snapshot's vehicle reads "Toyota Axio (White)": the colour is shown on its own.
+              vehicle: b.driver.colour ? b.driver.vehicle.replace(/\s*\([^)]*\)$/, '') : b.driver.vehicle,
+              colour: b.driver.colour ?? null,
+              plate: b.driver.plate,
+            }
           : null,
       position,
       etaMinutes: toPickup ? Math.max(1, Math.round(((haversineKm(position, b.pickup) * ROAD_FACTOR) / AVERAGE_KMH) * 60)) : null,

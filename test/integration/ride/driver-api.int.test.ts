@@ -157,6 +157,40 @@ describe('Driver API: tokens, ride states and what partners see', () => {
     expect((await booking(r.booking.booking_ref)).status).toBe('no_show');
   });
 
+  it('when the driver is not on the way 30 minutes before pickup, then the board flags the job late until they set off', async () => {
+    const r = await assignedRide();
+    clock.set(at(-31));
+    expect((await svc.ops.jobs({ booking_ref: r.booking.booking_ref }))[0].alerts).toEqual([]);
+    clock.set(at(-30));
+    expect((await svc.ops.jobs({ booking_ref: r.booking.booking_ref }))[0].alerts).toEqual(['late']);
+    await step(r.token, r.job.job_id, 'en_route');
+    expect((await svc.ops.jobs({ booking_ref: r.booking.booking_ref }))[0]).toMatchObject({ status: 'en_route', alerts: [] });
+  });
+
+  it('when a sandbox booking is advanced through the ride, then each state has its event and the fictitious driver’s position while under way', async () => {
+    const { booking } = await quoteAndBook(svc.call, svc.partner.testKey);
+    const advance = (to: string) =>
+      svc.call('POST', `/transfers/v1/test_helpers/bookings/${booking.booking_ref}/advance`, { key: svc.partner.testKey, body: { to } });
+    const enRoute = await advance('driver_en_route');
+    expect(enRoute.status).toBe(200);
+    expect(enRoute.body).toMatchObject({ status: 'driver_en_route', driver: { name: 'Sandbox Driver (fictitious)', location: { lon: booking.pickup.lon } } });
+    expect((await advance('driver_arrived')).body.driver.location).toMatchObject({ lat: booking.pickup.lat, lon: booking.pickup.lon });
+    expect((await advance('passenger_on_board')).body.status).toBe('passenger_on_board');
+    const back = await advance('driver_arrived');
+    expect(back.status).toBe(409);
+    expect(back.body.error.details).toMatchObject({ reason: 'invalid_transition', status: 'passenger_on_board' });
+    const done = await advance('completed');
+    expect(done.body).toMatchObject({ status: 'completed', driver: { location: null } });
+    const listed = (await svc.call('GET', '/transfers/v1/events?limit=100', { key: svc.partner.testKey })).body.data;
+    expect(listed.filter((e: any) => e.data.booking?.booking_ref === booking.booking_ref).map((e: any) => e.type)).toEqual([
+      'booking.confirmed',
+      'booking.driver_en_route',
+      'booking.driver_arrived',
+      'booking.passenger_on_board',
+      'booking.completed',
+    ]);
+  });
+
   it('when positions arrive with no live job (queued offline, after the ride), then they are accepted and kept nowhere', async () => {
     const r = await assignedRide();
     clock.set(at(-200));
