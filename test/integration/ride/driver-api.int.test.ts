@@ -191,6 +191,16 @@ describe('Driver API: tokens, ride states and what partners see', () => {
     ]);
   });
 
+  it('when the same tap arrives twice at once (a weak signal, a retry), then the ride moves once and the partner gets one event', async () => {
+    const r = await assignedRide();
+    clock.set(at(-60));
+    const [one, two] = await Promise.all([step(r.token, r.job.job_id, 'en_route'), step(r.token, r.job.job_id, 'en_route')]);
+    expect([one.status, two.status]).toEqual([200, 200]);
+    const events = (await svc.call('GET', '/transfers/v1/events?type=booking.driver_en_route&limit=100', { key: svc.partner.liveKey })).body.data;
+    const mine = events.filter((e: any) => e.data.booking?.booking_ref === r.booking.booking_ref && e.type === 'booking.driver_en_route');
+    expect(mine).toHaveLength(1);
+  });
+
   it('when positions arrive with no live job (queued offline, after the ride), then they are accepted and kept nowhere', async () => {
     const r = await assignedRide();
     clock.set(at(-200));

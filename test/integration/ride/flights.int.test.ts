@@ -36,11 +36,11 @@ describe('Flight-aware pickups', () => {
   });
 
   /** A production arrival on a day of its own (so polls of other tests' jobs never interfere), its pickup in UTC. */
-  async function arrival(flight: string) {
-    day += 1;
-    const date = `2026-12-${String(day).padStart(2, '0')}`;
-    const pickup = new Date(`${date}T09:30:00+05:30`);
-    const { booking } = await quoteAndBook(svc.call, svc.partner.liveKey, { pickupDatetime: `${date}T09:30:00+05:30` });
+  async function arrival(flight: string, onDate?: string, time = '09:30') {
+    if (!onDate) day += 1;
+    const date = onDate ?? `2026-12-${String(day).padStart(2, '0')}`;
+    const pickup = new Date(`${date}T${time}:00+05:30`);
+    const { booking } = await quoteAndBook(svc.call, svc.partner.liveKey, { pickupDatetime: `${date}T${time}:00+05:30` });
     const [job] = await svc.ops.jobs({ booking_ref: booking.booking_ref });
     await svc.app.db.raw('update jobs set flight_number = ? where job_id = ?', [flight, job.job_id]);
     return { booking, job, date, pickup, minutes: (m: number) => new Date(pickup.getTime() + m * 60_000) };
@@ -133,6 +133,22 @@ describe('Flight-aware pickups', () => {
     expect(job).toMatchObject({ status: 'confirmed', driver: null, released: { reason: 'flight_moved' }, pickup_estimated_at: a.minutes(180).toISOString() });
     expect(job.alerts).toEqual(expect.arrayContaining(['flight_moved_released']));
     expect((await svc.ops.jobs({ booking_ref: next.booking.booking_ref }))[0].driver.driver_id).toBe(driver.driver_id);
+  });
+
+  it('when two pollers (two instances) run at once, then each due flight is asked about once', async () => {
+    const a = await arrival('UL401');
+    const b = await arrival('UL402', a.date, '10:30');
+    sim.script({ flight_number: 'UL401', date: a.date, scheduled_arrival: a.pickup.toISOString(), scenario: 'on_time' });
+    sim.script({ flight_number: 'UL402', date: b.date, scheduled_arrival: b.pickup.toISOString(), scenario: 'on_time' });
+    clock.set(a.minutes(-120));
+    const passes = await Promise.all([poll(), poll()]);
+    expect(passes.reduce((n, p) => n + p.checked, 0)).toBe(2);
+    expect(
+      sim
+        .requests()
+        .map((r) => r.number)
+        .sort(),
+    ).toEqual(['UL401', 'UL402']);
   });
 
   it('when a sandbox partner scripts a flight, then its sandbox bookings follow at once with booking.flight_updated; a live key gets 404', async () => {
