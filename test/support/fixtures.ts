@@ -61,7 +61,7 @@ export function operator(baseUrl: string) {
       if (r.status !== 201) throw new Error(`createDriverToken ${r.status} ${r.text}`);
       return r.body as { token_id: string; token: string; driver_id: string };
     },
-        async jobs(query: Record<string, string>) {
+    async jobs(query: Record<string, string>) {
       const r = await op('GET', `/jobs?${new URLSearchParams(query)}`);
       if (r.status !== 200) throw new Error(`jobs ${r.status} ${r.text}`);
       return r.body.data as Array<Record<string, any>>;

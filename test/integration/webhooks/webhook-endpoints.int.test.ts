@@ -187,7 +187,13 @@ describe(`Webhook endpoints (${backend})`, () => {
       [done.booking_ref, 'booking.completed', 3, 'completed'],
       [missed.booking_ref, 'booking.no_show', 2, 'no_show'],
     ]);
-    expect(events[2].data.booking.driver).toEqual({ name: 'Sunil Fernando', phone: '+94771234567', vehicle: 'Toyota Axio (White)', plate: car.plate, location: null });
+    expect(events[2].data.booking.driver).toEqual({
+      name: 'Sunil Fernando',
+      phone: '+94771234567',
+      vehicle: 'Toyota Axio (White)',
+      plate: car.plate,
+      location: null,
+    });
     const read = await call('GET', `/transfers/v1/bookings/${missed.booking_ref}`, { key: p.liveKey });
     expect(JSON.stringify(events[4].data.booking)).toBe(read.text);
   });
