@@ -1,3 +1,4 @@
+import { runEvery } from '../../shared/every';
 import type { Database } from '../../data/database';
 import { claimDueFlights, recordFlightFailure } from '../../data/repositories/flights-repository';
 import type { Clock } from '../../shared/clock';
@@ -45,27 +46,12 @@ export async function pollFlightsOnce(deps: PollerDeps, provider: FlightStatus, 
 
 /** Polls every `pollMs` until stopped; a failed pass is logged and the next one runs as usual. */
 export function startFlightPoller(deps: PollerDeps, provider: FlightStatus, opts: { pollMs: number }): () => Promise<void> {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let inFlight: Promise<unknown> = Promise.resolve();
-  const tick = () => {
-    inFlight = pollFlightsOnce(deps, provider).then(
-      (pass) => {
-        if (pass.checked + pass.failed) deps.logger.info(pass, 'flight poll pass');
+  const pass = () =>
+    pollFlightsOnce(deps, provider).then(
+      (done) => {
+        if (done.checked + done.failed) deps.logger.info(done, 'flight poll pass');
       },
       (err) => deps.logger.warn({ err }, 'flight poll pass failed; will retry'),
     );
-    void inFlight.then(schedule);
-  };
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(tick, opts.pollMs);
-    timer.unref();
-  };
-  schedule();
-  return async () => {
-    stopped = true;
-    clearTimeout(timer);
-    await inFlight;
-  };
+  return runEvery(pass, opts.pollMs);
 }

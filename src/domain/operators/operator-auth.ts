@@ -37,11 +37,6 @@ export interface Operator {
   role: OperatorRole;
 }
 
-export type OperatorAuth =
-  | { ok: true; operator: Operator }
-  /** `delayMs`: how long to hold the 401; `retryAfterSeconds`: set while the client is refused. */
-  | { ok: false; delayMs: number; retryAfterSeconds?: number };
-
 /** The client a request counts against: its address (IPv4-mapped IPv6 as IPv4), or its IPv6 /64. */
 export function authClient(address: string | undefined): string {
   if (!address || !ipaddr.isValid(address)) return address || 'unknown';
@@ -69,9 +64,8 @@ async function operatorOf(db: Sql, presented: string, bootstrapToken: string): P
 export async function checkOperatorToken(
   db: Sql,
   input: { client: string; authorization: string | undefined; token: string; now: Date },
-): Promise<OperatorAuth> {
-  const verdict = await checkBearer(db, input, (presented) => operatorOf(db, presented, input.token));
-  return verdict.ok ? { ok: true, operator: verdict.who } : verdict;
+): Promise<BearerVerdict<Operator>> {
+  return checkBearer(db, input, (presented) => operatorOf(db, presented, input.token));
 }
 
 export type BearerVerdict<T> = { ok: true; who: T } | { ok: false; delayMs: number; retryAfterSeconds?: number };

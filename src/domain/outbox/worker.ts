@@ -1,3 +1,4 @@
+import { runEvery } from '../../shared/every';
 import type { Deps } from '../../deps';
 import * as outbox from '../../data/repositories/outbox-repository';
 import { saveBrands } from '../../data/repositories/marketplace-repository';
@@ -192,31 +193,16 @@ export function syntheticExchange(msg: Claimed, error: string, startedAt: Date, 
  * overlap in one process). The returned stopper prevents further passes and waits for the one in flight.
  */
 export function startOutboxWorker(deps: WorkerDeps, channels: readonly OutboxChannel[], opts: { pollMs: number }): () => Promise<void> {
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let inFlight: Promise<unknown> = Promise.resolve();
-  const tick = () => {
-    inFlight = Promise.all(
+  const pass = () =>
+    Promise.all(
       channels.map((channel) =>
         deliverChannelOnce(deps, channel).then(
-          (pass) => {
-            if (pass.delivered + pass.retried + pass.failed) deps.logger.info({ channel: channel.name, ...pass }, 'outbox pass');
+          (done) => {
+            if (done.delivered + done.retried + done.failed) deps.logger.info({ channel: channel.name, ...done }, 'outbox pass');
           },
           (err) => deps.logger.warn({ err, channel: channel.name }, 'outbox pass failed; will retry'),
         ),
       ),
     );
-    void inFlight.then(schedule);
-  };
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(tick, opts.pollMs);
-    timer.unref();
-  };
-  schedule();
-  return async () => {
-    stopped = true;
-    clearTimeout(timer);
-    await inFlight;
-  };
+  return runEvery(pass, opts.pollMs);
 }

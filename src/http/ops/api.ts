@@ -3,8 +3,8 @@ import { AppError } from '../../shared/errors';
 import { authClient, checkOperatorToken, operatorFreshAtCommit } from '../../domain/operators/operator-auth';
 import { BOOTSTRAP_OPERATOR, mayAct, type OperatorRole } from '../../domain/operators/operators';
 import { createSurface, type SurfaceOptions } from '../surface';
+import { bearerAuth } from '../bearer-auth';
 import type { Deps } from '../../deps';
-import type { RequestContext } from '../types';
 import { operations } from './operations';
 import { opsError } from './errors';
 
@@ -21,29 +21,21 @@ export function operatorAccess(
   deps: Deps,
   bootstrapToken: string,
 ): Pick<SurfaceOptions, 'authenticate' | 'unauthorized' | 'admit' | 'owedAtCommit' | 'errorResult'> {
-  // Set for a request whose client is refused outright: its 401 says when to come back.
-  const retryAfter = new WeakMap<RequestContext, number>();
   return {
     // A slowed answer is the same 401, only later; a refused client's also says Retry-After.
-    async authenticate(ctx) {
-      const verdict = await checkOperatorToken(deps.db, {
-        client: authClient(ctx.clientAddress),
-        authorization: ctx.headers['authorization'] as string | undefined,
-        token: bootstrapToken,
-        now: deps.clock.now(),
-      });
-      if (verdict.ok) {
-        ctx.operator = verdict.operator;
-        return true;
-      }
-      if (verdict.retryAfterSeconds) retryAfter.set(ctx, verdict.retryAfterSeconds);
-      if (verdict.delayMs) await new Promise((resolve) => setTimeout(resolve, verdict.delayMs));
-      return false;
-    },
-    unauthorized: (ctx) => {
-      const seconds = retryAfter.get(ctx);
-      return new AppError('unauthorized', 'Send Authorization: Bearer <operator token>.', {}, seconds ? { retryAfterSeconds: seconds } : {});
-    },
+    ...bearerAuth(
+      (ctx) =>
+        checkOperatorToken(deps.db, {
+          client: authClient(ctx.clientAddress),
+          authorization: ctx.headers['authorization'] as string | undefined,
+          token: bootstrapToken,
+          now: deps.clock.now(),
+        }),
+      (ctx, operator) => {
+        ctx.operator = operator;
+      },
+      'Send Authorization: Bearer <operator token>.',
+    ),
     admit: (ctx, op: ContractOperation) => {
       const declared = (op as { 'x-required-role'?: OperatorRole })['x-required-role'];
       const required = declared && ROLES.includes(declared) ? declared : 'admin';

@@ -5,29 +5,11 @@
  * Every interpolated text goes through escapeHtml.
  */
 import { escapeHtml } from '../../shared/html';
+import type { Tracking } from '../../domain/ride/tracking';
 import { renderInset, renderMap } from './map';
 
-export interface TrackingPageView {
-  bookingRef: string;
-  /** The booking's status as partners see it. */
-  status: 'confirmed' | 'driver_assigned' | 'driver_en_route' | 'driver_arrived' | 'passenger_on_board' | 'completed' | 'no_show' | 'cancelled';
-  phase: 'upcoming' | 'live'; // upcoming: more than 2 h before pickup (no driver info yet, says when tracking starts)
-  pickupName: string;
-  dropoffName: string;
-  pickup: { lat: number; lon: number };
-  dropoff: { lat: number; lon: number };
-  /** The booked pickup, and the moved one when a flight is late (null otherwise). Render times in Sri Lanka time (UTC+05:30), e.g. "Tue 1 Dec, 09:30". */
-  pickupAt: Date;
-  pickupEstimatedAt: Date | null;
-  trackingStartsAt: Date; // shown in the upcoming phase
-  flight: { number: string; status: string; estimatedArrival: Date | null } | null;
-  driver: { firstName: string; vehicle: string; colour: string | null; plate: string } | null;
-  position: { lat: number; lon: number; at: Date } | null;
-  /** Minutes until the driver reaches the pickup, when it can be estimated. */
-  etaMinutes: number | null;
-  emergencyPhone: string;
-  now: Date;
-}
+/** What the page shows (src/domain/ride/tracking.ts decides it), and the time it is shown at. */
+export type TrackingPageView = Tracking & { now: Date };
 
 type Status = TrackingPageView['status'];
 
