@@ -15,6 +15,7 @@
  * BENCH_WARMUP_SECONDS (2), BENCH_CONNECTIONS (10), BENCH_DATABASES (postgres,embedded), BENCH_GROWTH (1; 0 skips),
  * BENCH_ROUNDS (2: each scenario and its ceiling run twice, back to back, and the best of each is kept).
  */
+import { pollFlightsOnce } from '../src/domain/flights/poll-flights';
 import { randomBytes } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -495,6 +496,7 @@ async function grow(
         );
       },
       retention: () => runRetention(inProcess.deps),
+      pollFlights: () => pollFlightsOnce(inProcess.deps, { lookup: () => Promise.resolve(null) }),
     });
     plans = await sequentialScans(new Database(knex), recording.stop(), 1000);
   } finally {

@@ -13,7 +13,8 @@ export interface DueFlight {
 
 /**
  * Claims the airport arrivals due a flight check, oldest due first: open jobs with a flight number, from 6 hours
- * before their pickup, until the flight has landed or was cancelled. Each is leased (flight_check_at moved ahead) in
+ * before their booked pickup, until the flight has landed or was cancelled (the window's bounds on pickup_at, which
+ * a flight moves by at most a day, keep the scan to jobs_flight_poll_index's range). Each is leased (flight_check_at moved ahead) in
  * the claiming statement, and rows another poller holds are skipped, so instances never ask twice at once.
  */
 const claimStmt = sql(`
@@ -23,7 +24,7 @@ const claimStmt = sql(`
     where flight_number is not null and (pickup ->> 'iata') is not null and status in ('confirmed', 'driver_assigned')
       and coalesce(ride_state, '') <> 'on_board'
       and pickup_at - make_interval(mins => pickup_shift_min) <= $1::timestamptz + interval '6 hours'
-      and pickup_at > $1::timestamptz - interval '6 hours'
+      and pickup_at > $1::timestamptz - interval '6 hours' and pickup_at <= $1::timestamptz + interval '30 hours'
       and coalesce(flight ->> 'status', '') not in ('landed', 'cancelled')
       and (flight_check_at is null or flight_check_at <= $1::timestamptz)
     order by coalesce(flight_check_at, pickup_at)

@@ -4,6 +4,7 @@ import { systemClock } from '../../../src/shared/clock';
 import { deliverDueOnce } from '../../../src/domain/outbox/worker';
 import { HttpMarketplaceClient } from '../../../src/adapters/marketplace/http-marketplace-client';
 import { runRetention } from '../../../src/retention';
+import { pollFlightsOnce } from '../../../src/domain/flights/poll-flights';
 import { capture, exerciseEveryPath, sequentialScans } from '../../../bench/plan-check';
 import { seedGrowth } from '../../../bench/growth';
 import { webhookDeliverer } from '../../support/webhooks';
@@ -59,6 +60,7 @@ describe('Query plans on a grown database', () => {
         await webhookDeliverer(app)();
       },
       retention: () => runRetention(app.deps),
+      pollFlights: () => pollFlightsOnce(app.deps, { lookup: () => Promise.resolve(null) }),
     });
     const statements = recording.stop();
     const { explained, violations } = await sequentialScans(app.deps.db, statements, 1000);
