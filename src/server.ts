@@ -24,6 +24,9 @@ import { HttpWebhookSender } from './adapters/webhooks/http-webhook-sender';
 import { HttpMarketplaceClient } from './adapters/marketplace/http-marketplace-client';
 import { registerSecret } from './shared/redact';
 import { createHttpFlightStatus } from './adapters/flights/http-flight-status';
+import { appendAudit } from './data/repositories/audit-repository';
+import { exchangeAudit } from './domain/audit/exchange-audit';
+import type { OutboundExchange } from './domain/outbox/outbox';
 import { startFlightPoller } from './domain/flights/poll-flights';
 import type { FlightStatus } from './domain/flights/flight-status';
 import { EmptyBuckets, MemoryTokenBuckets } from './http/rate-limits';
@@ -133,7 +136,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   ];
   const stopOutbox = opts.outboxWorker !== false ? startOutboxWorker(deps, channels, { pollMs: config.outbox.pollMs }) : async () => {};
   const { url: flightUrl, key: flightKey, pollMs: flightPollMs } = config.flightStatus;
-  const flightStatus = opts.flightStatus ?? (flightUrl ? createHttpFlightStatus({ url: flightUrl, key: flightKey }) : undefined);
+  const flightStatus = opts.flightStatus ?? (flightUrl ? auditedFlightStatus(deps, flightUrl, flightKey) : undefined);
   const stopFlights = flightStatus && opts.flightPoller !== false ? startFlightPoller(deps, flightStatus, { pollMs: flightPollMs }) : async () => {};
   let stopping: Promise<void> | undefined;
   return {
@@ -165,6 +168,12 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
         if (embeddedDir) secureDataDir(embeddedDir);
       })()),
   };
+}
+
+/** The flight-status provider at `url`, every lookup audited (surface `flights`), as every call we make is. */
+export function auditedFlightStatus(deps: Pick<Deps, 'db'>, url: string, key?: string): FlightStatus {
+  const onExchange = async (x: OutboundExchange) => void (await appendAudit(deps.db, exchangeAudit('flights', x)));
+  return createHttpFlightStatus({ url, key, onExchange });
 }
 
 async function listen(app: http.RequestListener, deps: Deps, port: number, host: string): Promise<http.Server> {

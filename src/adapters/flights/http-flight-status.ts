@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { FlightStatusUnavailable, type FlightQuery, type FlightReport, type FlightState, type FlightStatus } from '../../domain/flights/flight-status';
+import type { OutboundExchange } from '../../domain/outbox/outbox';
+import { requestId } from '../../shared/ids';
+import { REDACTED } from '../../shared/redact';
 
 /**
  * The flight-status provider over HTTP: the FlightStatus port (src/domain/flights/flight-status.ts) on the wire.
@@ -36,6 +39,11 @@ export interface HttpFlightStatusOptions {
   /** One lookup, connection to last byte of the body; default 5000. */
   timeoutMs?: number;
   fetch?: typeof globalThis.fetch;
+  /**
+   * Every lookup's exchange, whatever its outcome (answered, unknown flight, failed), for the audit log: the key is
+   * redacted. A failure to record it fails the lookup.
+   */
+  onExchange?: (x: OutboundExchange) => Promise<void>;
 }
 
 export const DEFAULT_FLIGHT_STATUS_TIMEOUT_MS = 5_000;
@@ -67,21 +75,45 @@ export function createHttpFlightStatus(opts: HttpFlightStatusOptions): FlightSta
     async lookup(q: FlightQuery): Promise<FlightReport | null> {
       const query = new URLSearchParams({ date: q.date, arrival: q.airport });
       const url = `${base}/flights/${encodeURIComponent(q.number)}?${query.toString()}`;
-      const signal = AbortSignal.timeout(timeoutMs);
-      let res: Response;
+      const started = new Date();
+      let status: number | null = null;
       let text = '';
+      let error: string | null = null;
       try {
-        res = await fetchImpl(url, { method: 'GET', headers, signal, redirect: 'manual' });
-        // Only a 200's body is read; any other is dropped unread, so a slow error body cannot hold the caller.
-        if (res.status === 200) text = await res.text();
-        else await res.body?.cancel().catch(() => undefined);
+        const signal = AbortSignal.timeout(timeoutMs);
+        let res: Response;
+        try {
+          res = await fetchImpl(url, { method: 'GET', headers, signal, redirect: 'manual' });
+          status = res.status;
+          // Only a 200's body is read; any other is dropped unread, so a slow error body cannot hold the caller.
+          if (res.status === 200) text = await res.text();
+          else await res.body?.cancel().catch(() => undefined);
+        } catch (err) {
+          if (signal.aborted) throw unavailable(`timeout after ${timeoutMs} ms`);
+          throw unavailable(`unreachable (${transportDetail(err)})`);
+        }
+        if (res.status === 404) return null;
+        if (res.status !== 200) throw unavailable(`answered ${res.status}`);
+        return toReport(q, parseAnswer(text));
       } catch (err) {
-        if (signal.aborted) throw unavailable(`timeout after ${timeoutMs} ms`);
-        throw unavailable(`unreachable (${transportDetail(err)})`);
+        error = err instanceof Error ? err.message : String(err);
+        throw err;
+      } finally {
+        await opts.onExchange?.({
+          requestId: requestId(),
+          startedAt: started.toISOString(),
+          method: 'GET',
+          url,
+          path: new URL(url).pathname + new URL(url).search,
+          requestHeaders: { accept: 'application/json', ...(opts.key ? { authorization: `Bearer ${REDACTED}` } : {}) },
+          requestBody: null,
+          status,
+          responseHeaders: {},
+          responseBody: text ? safeJson(text) : null,
+          durationMs: Date.now() - started.getTime(),
+          error,
+        });
       }
-      if (res.status === 404) return null;
-      if (res.status !== 200) throw unavailable(`answered ${res.status}`);
-      return toReport(q, parseAnswer(text));
     },
   };
 }
@@ -124,6 +156,15 @@ function toReport(q: FlightQuery, a: z.infer<typeof answer>): FlightReport {
     scheduledArrival: at(a.scheduled_arrival),
     estimatedArrival: at(a.actual_arrival ?? a.estimated_arrival ?? a.scheduled_arrival),
   };
+}
+
+/** The body as JSON when it is JSON, else its text (at most 4 KiB). */
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text.slice(0, 4096);
+  }
 }
 
 const unavailable = (what: string) => new FlightStatusUnavailable(`flight status provider ${what}`);

@@ -1,7 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ManualClock } from '../../../src/shared/clock';
-import { createHttpFlightStatus } from '../../../src/adapters/flights/http-flight-status';
+import { auditedFlightStatus } from '../../../src/server';
+import type { FlightStatus } from '../../../src/domain/flights/flight-status';
 import { pollFlightsOnce } from '../../../src/domain/flights/poll-flights';
 import { createFlightSimulator } from '../../../simulators/flights/app';
 import { quoteAndBook } from '../../support/bookings';
@@ -19,15 +20,15 @@ let day = 0;
 describe('Flight-aware pickups', () => {
   const clock = new ManualClock(NOW);
   const svc = useTestApp({ clock, outboxWorker: false, partner: 'Flight Travel' });
-  const sim = createFlightSimulator({ now: () => clock.now() });
+  const sim = createFlightSimulator({ now: () => clock.now(), key: 'flight-provider-key-0123' });
   let server: http.Server;
-  let provider: ReturnType<typeof createHttpFlightStatus>;
+  let provider: FlightStatus;
   const poll = () => pollFlightsOnce(svc.app.deps, provider);
 
   beforeAll(async () => {
     server = http.createServer(sim.app).listen(0, '127.0.0.1');
     await new Promise((r) => server.once('listening', r));
-    provider = createHttpFlightStatus({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` });
+    provider = auditedFlightStatus(svc.app.deps, `http://127.0.0.1:${(server.address() as AddressInfo).port}`, 'flight-provider-key-0123');
   });
   afterAll(() => new Promise((r) => server.close(r)));
   afterEach(() => {
@@ -81,6 +82,12 @@ describe('Flight-aware pickups', () => {
     clock.set(a.minutes(200));
     expect(await poll()).toEqual({ checked: 0, failed: 0 });
     expect(sim.requests()).toHaveLength(asked);
+
+    // Every lookup is in the audit log, the provider's key redacted.
+    const lookups = await svc.ops.audit({ surface: 'flights', direction: 'outbound', limit: '50' });
+    expect(lookups.filter((r) => r.path.startsWith('/flights/UL504?'))).toHaveLength(asked);
+    expect(lookups[0]).toMatchObject({ method: 'GET', status: 200, request_headers: { authorization: 'Bearer [REDACTED]' } });
+    expect(JSON.stringify(lookups)).not.toContain('flight-provider-key-0123');
   });
 
   it('when the provider fails, then the flight backs off and retries, and partners’ requests never wait on it', async () => {
