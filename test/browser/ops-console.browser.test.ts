@@ -635,6 +635,35 @@ describe('Operator console (/ops/) in a browser', () => {
     }
   });
 
+  it("shows the ride as the driver's app reports it: a late job flagged until its driver sets off, then the ride's state and times, and it can still be finished", async () => {
+    const w = await watchedPage(browser);
+    try {
+      await signIn(w.page);
+      const block = w.page.locator(`#timeline [data-job="${jobs.kandy.job_id}"]`);
+      // Its pickup (11:00) has passed and the driver is not on the way: flagged.
+      await textSoon(block, /⚠/);
+      expect(await block.getAttribute('class')).toContain('alert');
+      await block.click();
+      await textSoon(w.page.locator('#job-panel [data-fact="Needs attention"]'), /Late: no driver on the way/);
+
+      // The driver sets off from the app.
+      const { driver } = (await ops().call('GET', `/jobs/${jobs.kandy.job_id}`)).body;
+      const phone = (await ops().driverToken(driver.driver_id)).token;
+      const moved = await client(app.url)('POST', `/driver/v1/jobs/${jobs.kandy.job_id}/status`, { key: phone, body: { status: 'en_route' } });
+      expect(moved.status).toBe(200);
+      await textSoon(block, /driver on the way/, POLLED);
+      expect(await block.getAttribute('class')).not.toContain('alert');
+      await textSoon(w.page.locator('#job-panel [data-fact="Ride"]'), /on the way 13:30/, POLLED);
+      expect(await w.page.locator('#job-panel [data-fact="Needs attention"]').count()).toBe(0);
+      // An operator can still finish it.
+      expect(await w.page.locator('#job-panel button', { hasText: 'Mark completed' }).count()).toBe(1);
+      await shots(w.page, 'ops-console-board-ride');
+      expect(w.outside(app.url)).toEqual([]);
+    } finally {
+      await w.close();
+    }
+  });
+
   it('works on its own address when OPS_LISTEN is set, and the public port serves no console', async () => {
     const separate = await startTestApp({ env: { OPS_LISTEN: '127.0.0.1:0' } });
     const w = await watchedPage(browser);

@@ -176,6 +176,9 @@ function renderTimeline() {
   }
 }
 
+/** The ride's states while the driver holds the job: the block names them. */
+const RIDING = ['en_route', 'arrived', 'on_board'];
+
 /** @param {Job} j @param {number} origin @param {number} span */
 function jobBlock(j, origin, span) {
   const from = Math.max(0, (Date.parse(pickupOf(j)) - origin) / span);
@@ -206,9 +209,8 @@ function jobBlock(j, origin, span) {
       'data-job': j.job_id,
       onclick: () => selectJob(j.job_id),
     },
-    h('span', {}, hhmm(pickupOf(j)) + ' ' + shortPlace(j.pickup) + ' → ' + shortPlace(j.dropoff)),
-    j.driver ? h('span', { class: 'who' }, j.driver.name + (j.status !== 'driver_assigned' && j.status !== 'completed' ? ' · ' + statusText(j) : '')) : null,
-    j.alerts.length ? h('span', { class: 'alerts' }, alertText(j)) : null,
+    h('span', {}, (j.alerts.length ? '⚠ ' : '') + hhmm(pickupOf(j)) + ' ' + shortPlace(j.pickup) + ' → ' + shortPlace(j.dropoff)),
+    j.driver ? h('span', { class: 'who' }, j.driver.name + (RIDING.includes(j.status) ? ' · ' + statusText(j) : '')) : null,
   );
 }
 

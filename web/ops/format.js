@@ -140,6 +140,19 @@ export function alertText(j) {
   return j.alerts.map((a) => words[a] || a).join(' · ');
 }
 
+/** The ride's steps as the driver's app reported them. @param {Job} j */
+export function rideText(j) {
+  const steps = [
+    ['on the way', j.ride.en_route_at],
+    ['at pickup', j.ride.arrived_at],
+    ['on board', j.ride.on_board_at],
+  ];
+  return steps
+    .filter((s) => s[1])
+    .map((s) => s[0] + ' ' + hhmm(/** @type {string} */ (s[1])))
+    .join(' · ');
+}
+
 /** When the job now starts: the pickup moved by a late flight, else the booked one. @param {Job} j */
 export const pickupOf = (j) => j.pickup_estimated_at || j.pickup_at;
 

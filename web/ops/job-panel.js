@@ -5,7 +5,7 @@
  */
 import { api, failed, handler } from './api.js';
 import { $, h, maybe, resultArea, say } from './dom.js';
-import { FLEET_NAMES, FLEET_ORDER, hhmm, party, place, releasedText, seats, statusText, whereabouts, whoFor } from './format.js';
+import { alertText, FLEET_NAMES, FLEET_ORDER, hhmm, party, pickupOf, place, releasedText, rideText, seats, statusText, whereabouts, whoFor } from './format.js';
 import { can, serviceNow, session } from './state.js';
 
 /** @typedef {import('./api.js').Job} Job */
@@ -45,11 +45,27 @@ export function renderJobPanel(j, day, actions) {
     return;
   }
   panel.hidden = false;
+  const moved = j.pickup_estimated_at ? hhmm(j.pickup_estimated_at) + ' (booked ' + hhmm(j.pickup_at) + ', moved by the flight)' : hhmm(j.pickup_at);
   /** @type {[string, string, boolean?][]} [name, value, spans both columns] */
   const facts = [
-    ['Pickup', hhmm(j.pickup_at) + ' · ' + place(j.pickup) + (j.flight_number ? ' · flight ' + j.flight_number : ''), true],
+    ...(j.alerts.length ? /** @type {[string, string, boolean][]} */ ([['Needs attention', alertText(j), true]]) : []),
+    ['Pickup', moved + ' · ' + place(j.pickup) + (j.flight_number ? ' · flight ' + j.flight_number : ''), true],
+    ...(j.flight
+      ? /** @type {[string, string, boolean][]} */ ([
+          [
+            'Flight',
+            j.flight.number +
+              ' · ' +
+              j.flight.status +
+              (j.flight.estimated_arrival ? ', lands ' + hhmm(j.flight.estimated_arrival) : '') +
+              ' · checked ' +
+              hhmm(j.flight.checked_at),
+            true,
+          ],
+        ])
+      : []),
     ['Drop-off', place(j.dropoff), true],
-    ['Holds a vehicle', hhmm(j.pickup_at) + '–' + hhmm(j.ends_at)],
+    ['Holds a vehicle', hhmm(pickupOf(j)) + '–' + hhmm(j.ends_at)],
     ['Party', party(j) + ' · ' + FLEET_NAMES[j.fleet_code]],
     ...(j.extras.length ? /** @type {[string, string][]} */ ([['Seats to fit', seats(j)]]) : []),
     ...(j.notes ? /** @type {[string, string, boolean][]} */ ([['Notes for the driver', j.notes, true]]) : []),
@@ -58,6 +74,7 @@ export function renderJobPanel(j, day, actions) {
     ['For', whoFor(j)],
     ['Driver', j.driver ? j.driver.name + ', ' + j.driver.phone : 'none yet'],
     ['Vehicle', j.vehicle ? j.vehicle.plate + ' · ' + j.vehicle.brand + ' ' + j.vehicle.model + ' (' + j.vehicle.colour + ')' : 'none yet'],
+    ...(j.ride.en_route_at ? /** @type {[string, string, boolean][]} */ ([['Ride', rideText(j), true]]) : []),
     ['Last known location', whereabouts(j), true],
   ];
   const info = h(
@@ -87,7 +104,7 @@ export function renderJobPanel(j, day, actions) {
   panel.replaceChildren(info);
   if (!can('dispatcher')) {
     panel.appendChild(h('p', { class: 'hint' }, 'Assigning and finishing jobs needs the dispatcher role; you are a ' + session.me?.role + '.'));
-  } else if (j.status === 'confirmed' || j.status === 'driver_assigned') {
+  } else if (!['completed', 'no_show', 'cancelled'].includes(j.status)) {
     // (Re)assignment ends at the pickup time, as the API has it; completion and no-shows start there.
     if (serviceNow() < Date.parse(j.pickup_at)) panel.appendChild(assignForm(j, day, actions));
     else panel.appendChild(h('p', { class: 'hint' }, 'The pickup time has passed: the job can no longer be (re)assigned.'));
