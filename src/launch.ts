@@ -34,6 +34,7 @@ export async function launch(config: Config, logger: Logger): Promise<Launched> 
     `  Transfers API: ${base}/transfers/v1   Marketplace: ${config.marketplace.inUrl}`,
     `  Reference console (sandbox keys only): ${base}/transfers/v1/console`,
     `  Operator API: ${opsBase}/ops/v1   Operator console: ${opsBase}/ops/${config.opsListen ? '   (OPS_LISTEN: not on the main port)' : ''}`,
+    `  Driver app: ${base}/driver/ (a driver signs in with a token: npm run --silent operator -- driver token <driver_id>)`,
   ];
   if (running.operatorTokenGenerated) lines.push(`  Operator token (generated, kept in ${config.dataDir}/operator-token): ${running.operatorToken}`);
   else lines.push(`  Operator token: ${config.operatorToken ? 'from OPERATOR_TOKEN' : `in ${config.dataDir}/operator-token`}`);

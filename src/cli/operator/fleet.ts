@@ -105,4 +105,12 @@ function registerDrivers(program: Command, { api, print }: Cli): void {
     .command('deactivate <driver_id>')
     .description('take a driver off the roster')
     .action(async (d: string) => print(await api('deactivateDriver', 'POST', `/drivers/${id(d)}/deactivate`)));
+  driver
+    .command('token <driver_id>')
+    .description("issue a token for the driver's phone (the driver app at /driver/); shown this once")
+    .action(async (d: string) => print(await api('createDriverToken', 'POST', `/drivers/${id(d)}/tokens`)));
+  driver
+    .command('revoke-token <token_id>')
+    .description('revoke a driver token (a lost phone)')
+    .action(async (t: string) => print(await api('revokeDriverToken', 'POST', `/driver-tokens/${id(t)}/revoke`)));
 }

@@ -183,6 +183,13 @@ describe('Operator CLI', () => {
     expect(added).toMatchObject({ fleet_code: 'standard_car', plate: 'CBG-7781', active: true });
     const drv = await json(['driver', 'add', 'Sunil Fernando', '+94 77 123 4567', '--languages', 'si,en']);
     expect(drv.languages).toEqual(['si', 'en']);
+    // A token for the driver's phone, shown once; it signs in to the driver API, and once revoked it does not.
+    const phone = await json(['driver', 'token', drv.driver_id]);
+    expect(phone.token).toMatch(/^drv_/);
+    const me = () => fetch(`${app.url}/driver/v1/me`, { headers: { Authorization: `Bearer ${phone.token}` } });
+    expect((await me()).status).toBe(200);
+    expect(await json(['driver', 'revoke-token', phone.token_id])).toMatchObject({ token_id: phone.token_id, revoked_at: expect.any(String) });
+    expect((await me()).status).toBe(401);
     const vehicles = await cli(['vehicle', 'list', '--fleet-code', 'standard_car']);
     expect(vehicles.stdout.split('\n')[0]).toMatch(/^vehicle_id\s+fleet_code\s+plate\s+brand\s+model\s+colour\s+seats\s+active$/);
     expect(vehicles.stdout).toContain('CBG-7781');
