@@ -82,12 +82,23 @@ export async function setFlightAlert(tx: Sql, jobId: string, alert: FlightAlert 
 }
 
 const bookingFlightStmt = sql(`
-  update bookings set flight = $2::jsonb, pickup_estimated_at = $3, event_seq = event_seq + 1 where booking_ref = $1
+  update bookings set flight = $2::jsonb, pickup_estimated_at = $3, event_seq = event_seq + 1,
+    status = case when $4 and status = 'driver_assigned' then 'confirmed' else status end, driver = case when $4 then null else driver end
+  where booking_ref = $1
   returning ${bookingColumns('bookings')}`);
 
-/** The booking shows the flight and the moved pickup (its event's sequence counted). */
-export async function setBookingFlight(tx: Sql, bookingRef: string, flight: BookingFlight, pickupEstimatedAt: Date | null): Promise<BookingRow> {
-  return fromRow((await tx.query<BookingRow>(bookingFlightStmt, [bookingRef, JSON.stringify(flight), pickupEstimatedAt]))[0])!;
+/**
+ * The booking shows the flight and the moved pickup (its event's sequence counted); when the move released the job's
+ * driver, the booking is `confirmed` again without one, until we assign another.
+ */
+export async function setBookingFlight(
+  tx: Sql,
+  bookingRef: string,
+  flight: BookingFlight,
+  pickupEstimatedAt: Date | null,
+  released: boolean,
+): Promise<BookingRow> {
+  return fromRow((await tx.query<BookingRow>(bookingFlightStmt, [bookingRef, JSON.stringify(flight), pickupEstimatedAt, released]))[0])!;
 }
 
 export interface SandboxFlight {

@@ -27,7 +27,8 @@ const minutes = (ms: number) => Math.round(ms / 60_000);
  *    (`flight_moved_released`); if it overfills the class, it is flagged (`flight_moved_over_capacity`).
  * 3. A cancelled or diverted flight flags the job (`flight_cancelled`, `flight_diverted`); the window stays.
  * 4. The partner's booking keeps its booked pickup and shows the flight and `pickup_estimated_at`, with
- *    `booking.flight_updated` (for a move, or a cancellation or diversion newly reported).
+ *    `booking.flight_updated` (for a move, or a cancellation or diversion newly reported); a released driver leaves
+ *    it too (`confirmed` again, until we assign another).
  */
 export async function followFlight(tx: Tx, jobId: string, report: FlightReport | null, now: Date): Promise<void> {
   const job = await requireJob(tx, jobId, true);
@@ -52,7 +53,8 @@ export async function followFlight(tx: Tx, jobId: string, report: FlightReport |
   if (alert || moves) await flights.setFlightAlert(tx, jobId, alert);
   if ((moves || newlyTroubled) && job.source === 'partner_booking') {
     const appliedShift = moves ? shift : job.pickupShiftMin;
-    await tellPartner(tx, job.sourceRef, flight, appliedShift ? new Date(booked.getTime() + appliedShift * 60_000) : null, now);
+    const released = alert === 'flight_moved_released';
+    await tellPartner(tx, job.sourceRef, flight, appliedShift ? new Date(booked.getTime() + appliedShift * 60_000) : null, now, released);
   }
 }
 
@@ -70,7 +72,14 @@ async function moveJobWindow(tx: Tx, job: JobRow, shift: number, now: Date): Pro
 }
 
 /** The partner's booking shows the flight and the moved pickup, and `booking.flight_updated` tells them. */
-export async function tellPartner(tx: Tx, bookingRef: string, flight: BookingFlight, pickupEstimatedAt: Date | null, now: Date): Promise<void> {
-  const booking = await flights.setBookingFlight(tx, bookingRef, flight, pickupEstimatedAt);
+export async function tellPartner(
+  tx: Tx,
+  bookingRef: string,
+  flight: BookingFlight,
+  pickupEstimatedAt: Date | null,
+  now: Date,
+  released = false,
+): Promise<void> {
+  const booking = await flights.setBookingFlight(tx, bookingRef, flight, pickupEstimatedAt, released);
   await recordFlightUpdate(tx, booking, now);
 }

@@ -140,6 +140,12 @@ describe('Flight-aware pickups', () => {
     expect(job).toMatchObject({ status: 'confirmed', driver: null, released: { reason: 'flight_moved' }, pickup_estimated_at: a.minutes(180).toISOString() });
     expect(job.alerts).toEqual(expect.arrayContaining(['flight_moved_released']));
     expect((await svc.ops.jobs({ booking_ref: next.booking.booking_ref }))[0].driver.driver_id).toBe(driver.driver_id);
+    // The partner's booking no longer shows a driver it will not get: confirmed again, with the moved pickup.
+    const b = (await svc.call('GET', `/transfers/v1/bookings/${a.booking.booking_ref}`, { key: svc.partner.liveKey })).body;
+    expect(b).toMatchObject({ status: 'confirmed', driver: null, pickup_estimated_at: a.minutes(180).toISOString() });
+    const [, assignedEvent, updated] = await events(a.booking.booking_ref);
+    expect(assignedEvent.type).toBe('booking.driver_assigned');
+    expect(updated).toMatchObject({ type: 'booking.flight_updated', data: { booking: { status: 'confirmed', driver: null } } });
   });
 
   it('when two pollers (two instances) run at once, then each due flight is asked about once', async () => {
