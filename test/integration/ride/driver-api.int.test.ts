@@ -201,12 +201,18 @@ describe('Driver API: tokens, ride states and what partners see', () => {
     expect(mine).toHaveLength(1);
   });
 
-  it('when positions arrive with no live job (queued offline, after the ride), then they are accepted and kept nowhere', async () => {
+  it('when positions arrive with no live job (queued offline, after the ride), then they are accepted and kept nowhere; one dated ahead is refused', async () => {
     const r = await assignedRide();
     clock.set(at(-200));
     const pos = await svc.call('POST', '/driver/v1/location', { key: r.token, body: { lat: 7.1, lon: 79.9, at: at(-201) } });
     expect(pos.status).toBe(202);
     expect(pos.body.job_id).toBeNull();
+    expect((await svc.ops.jobs({ booking_ref: r.booking.booking_ref }))[0].last_location).toBeNull();
+    // A position dated more than a minute ahead (a phone's clock far off) is refused, and kept nowhere.
+    clock.set(at(-30));
+    const ahead = await svc.call('POST', '/driver/v1/location', { key: r.token, body: { lat: 7.1, lon: 79.9, at: at(-20) } });
+    expect(ahead.status).toBe(409);
+    expect(ahead.body.error).toMatchObject({ code: 'job_conflict', details: { reason: 'future_position' } });
     expect((await svc.ops.jobs({ booking_ref: r.booking.booking_ref }))[0].last_location).toBeNull();
   });
 });
