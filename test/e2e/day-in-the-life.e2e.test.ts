@@ -1,4 +1,5 @@
 import { startTestApp, type TestApp } from '../support/test-app';
+import { eventually } from '../support/eventually';
 import { client } from '../support/http';
 import { operator } from '../support/fixtures';
 import { MARKETPLACE_ENV } from '../support/marketplace';
@@ -15,15 +16,6 @@ import { pollFlightsOnce } from '../../src/domain/flights/poll-flights';
 const { MARKETPLACE_USER_ID: USER_ID, MARKETPLACE_PRIVATE_KEY: KEY, MARKETPLACE_CALLBACK_TOKEN: TOKEN, MARKETPLACE_IN_URL: IN_URL } = MARKETPLACE_ENV;
 
 /** Polls until `check` returns a value (the outbox worker delivers in the background, once a second). */
-async function eventually<T>(what: string, check: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const until = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v !== undefined) return v;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 /**
  * One day on the service, with everything running for real: the service (with its background outbox worker),

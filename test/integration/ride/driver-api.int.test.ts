@@ -1,6 +1,7 @@
 import { ManualClock } from '../../../src/shared/clock';
 import { quoteAndBook } from '../../support/bookings';
 import { useTestApp } from '../../support/use-test-app';
+import { eventually } from '../../support/eventually';
 
 const NOW = '2026-11-21T08:00:00Z';
 /** 2026-12-01 09:30 in Sri Lanka: the pickup of the airport arrivals below. */
@@ -122,8 +123,11 @@ describe('Driver API: tokens, ride states and what partners see', () => {
     // The operator sees the ride's times; the partner, one event per state, in sequence.
     const [job] = await svc.ops.jobs({ booking_ref: ref });
     expect(job).toMatchObject({ status: 'completed', ride: { en_route_at: at(-90), arrived_at: at(-5), on_board_at: at(10) } });
-    const events = await svc.call('GET', '/transfers/v1/events?limit=100', { key: svc.partner.liveKey });
-    const mine = events.body.data.filter((e: any) => e.data.booking?.booking_ref === ref);
+    const mine = await eventually('the ride’s six events', async () => {
+      const listed = (await svc.call('GET', '/transfers/v1/events?limit=100', { key: svc.partner.liveKey })).body.data;
+      const found = listed.filter((e: any) => e.data.booking?.booking_ref === ref);
+      return found.length >= 6 ? found : undefined;
+    });
     const seen = mine.map((e: any) => [e.sequence, e.type]);
     expect(seen).toEqual([
       [1, 'booking.confirmed'],
@@ -181,8 +185,12 @@ describe('Driver API: tokens, ride states and what partners see', () => {
     expect(back.body.error.details).toMatchObject({ reason: 'invalid_transition', status: 'passenger_on_board' });
     const done = await advance('completed');
     expect(done.body).toMatchObject({ status: 'completed', driver: { location: null } });
-    const listed = (await svc.call('GET', '/transfers/v1/events?limit=100', { key: svc.partner.testKey })).body.data;
-    expect(listed.filter((e: any) => e.data.booking?.booking_ref === booking.booking_ref).map((e: any) => e.type)).toEqual([
+    const listed = await eventually('the sandbox ride’s five events', async () => {
+      const all = (await svc.call('GET', '/transfers/v1/events?limit=100', { key: svc.partner.testKey })).body.data;
+      const found = all.filter((e: any) => e.data.booking?.booking_ref === booking.booking_ref);
+      return found.length >= 5 ? found : undefined;
+    });
+    expect(listed.map((e: any) => e.type)).toEqual([
       'booking.confirmed',
       'booking.driver_en_route',
       'booking.driver_arrived',
@@ -196,8 +204,12 @@ describe('Driver API: tokens, ride states and what partners see', () => {
     clock.set(at(-60));
     const [one, two] = await Promise.all([step(r.token, r.job.job_id, 'en_route'), step(r.token, r.job.job_id, 'en_route')]);
     expect([one.status, two.status]).toEqual([200, 200]);
-    const events = (await svc.call('GET', '/transfers/v1/events?type=booking.driver_en_route&limit=100', { key: svc.partner.liveKey })).body.data;
-    const mine = events.filter((e: any) => e.data.booking?.booking_ref === r.booking.booking_ref && e.type === 'booking.driver_en_route');
+    // Its events are all written by now; the listing shows them once earlier transactions elsewhere have ended.
+    const mine = await eventually('the en-route event', async () => {
+      const listed = (await svc.call('GET', '/transfers/v1/events?type=booking.driver_en_route&limit=100', { key: svc.partner.liveKey })).body.data;
+      const found = listed.filter((e: any) => e.data.booking?.booking_ref === r.booking.booking_ref);
+      return found.length ? found : undefined;
+    });
     expect(mine).toHaveLength(1);
   });
 

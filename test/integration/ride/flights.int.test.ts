@@ -7,6 +7,7 @@ import { pollFlightsOnce } from '../../../src/domain/flights/poll-flights';
 import { createFlightSimulator } from '../../../simulators/flights/app';
 import { quoteAndBook } from '../../support/bookings';
 import { useTestApp } from '../../support/use-test-app';
+import { eventually } from '../../support/eventually';
 
 const NOW = '2026-11-21T08:00:00Z';
 let day = 0;
@@ -46,8 +47,13 @@ describe('Flight-aware pickups', () => {
     await svc.app.db.raw('update jobs set flight_number = ? where job_id = ?', [flight, job.job_id]);
     return { booking, job, date, pickup, minutes: (m: number) => new Date(pickup.getTime() + m * 60_000) };
   }
-  const events = async (ref: string) =>
-    (await svc.call('GET', '/transfers/v1/events?limit=100', { key: svc.partner.liveKey })).body.data.filter((e: any) => e.data.booking?.booking_ref === ref);
+  /** The booking's events, once at least `n` are listed (see support/eventually.ts). */
+  const events = (ref: string, n: number, key = svc.partner.liveKey) =>
+    eventually(`${n} events of ${ref}`, async () => {
+      const listed = (await svc.call('GET', '/transfers/v1/events?limit=100', { key })).body.data;
+      const found = listed.filter((e: any) => e.data.booking?.booking_ref === ref);
+      return found.length >= n ? found : undefined;
+    });
 
   it('when the flight is 95 minutes late, then the window and pickup_estimated_at move, the booked pickup stays, the partner is told, and polling stops at landing', async () => {
     const a = await arrival('UL504');
@@ -66,13 +72,13 @@ describe('Flight-aware pickups', () => {
     expect(job.pickup_at).toBe(a.pickup.toISOString());
     expect(job.pickup_estimated_at).toBe(a.minutes(95).toISOString());
     expect(Date.parse(job.ends_at) - Date.parse(a.job.ends_at)).toBe(95 * 60_000);
-    expect((await events(a.booking.booking_ref)).map((e: any) => e.type)).toEqual(['booking.confirmed', 'booking.flight_updated']);
+    expect((await events(a.booking.booking_ref, 2)).map((e: any) => e.type)).toEqual(['booking.confirmed', 'booking.flight_updated']);
 
     // Not due again for 15 minutes; the same news changes nothing and tells nobody again.
     expect(await poll()).toEqual({ checked: 0, failed: 0 });
     clock.set(a.minutes(-5 * 60 + 15));
     expect(await poll()).toEqual({ checked: 1, failed: 0 });
-    expect(await events(a.booking.booking_ref)).toHaveLength(2);
+    expect(await events(a.booking.booking_ref, 2)).toHaveLength(2);
 
     // Landed: checked once more, then never again.
     clock.set(a.minutes(96));
@@ -113,7 +119,7 @@ describe('Flight-aware pickups', () => {
     const [job] = await svc.ops.jobs({ booking_ref: a.booking.booking_ref });
     expect(job.alerts).toEqual(expect.arrayContaining(['flight_cancelled']));
     expect(job.pickup_estimated_at).toBeNull();
-    const [, updated] = await events(a.booking.booking_ref);
+    const [, updated] = await events(a.booking.booking_ref, 2);
     expect(updated.type).toBe('booking.flight_updated');
     expect(updated.data.booking.flight.status).toBe('cancelled');
     expect(updated.data.booking.pickup_estimated_at).toBeNull();
@@ -143,7 +149,7 @@ describe('Flight-aware pickups', () => {
     // The partner's booking no longer shows a driver it will not get: confirmed again, with the moved pickup.
     const b = (await svc.call('GET', `/transfers/v1/bookings/${a.booking.booking_ref}`, { key: svc.partner.liveKey })).body;
     expect(b).toMatchObject({ status: 'confirmed', driver: null, pickup_estimated_at: a.minutes(180).toISOString() });
-    const [, assignedEvent, updated] = await events(a.booking.booking_ref);
+    const [, assignedEvent, updated] = await events(a.booking.booking_ref, 3);
     expect(assignedEvent.type).toBe('booking.driver_assigned');
     expect(updated).toMatchObject({ type: 'booking.flight_updated', data: { booking: { status: 'confirmed', driver: null } } });
   });
@@ -173,9 +179,7 @@ describe('Flight-aware pickups', () => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ flight_number: 'UL504', date: '2026-12-20', delay_minutes: 45, status: 'delayed' });
     expect(r.body.bookings.map((b: any) => [b.booking_ref, b.pickup_estimated_at])).toEqual([[booking.booking_ref, '2026-12-20T04:45:00.000Z']]);
-    const listed = (await svc.call('GET', '/transfers/v1/events?limit=100', { key: svc.partner.testKey })).body.data;
-    const mine = listed.filter((e: any) => e.data.booking?.booking_ref === booking.booking_ref).map((e: any) => e.type);
-    expect(mine).toEqual(['booking.confirmed', 'booking.flight_updated']);
+    expect((await events(booking.booking_ref, 2, svc.partner.testKey)).map((e: any) => e.type)).toEqual(['booking.confirmed', 'booking.flight_updated']);
 
     const live = await svc.call('POST', '/transfers/v1/test_helpers/flights', {
       key: svc.partner.liveKey,

@@ -1,3 +1,4 @@
+import { eventually } from '../../support/eventually';
 import { Webhook } from 'standardwebhooks';
 import { backend, type TestApp } from '../../support/test-app';
 import type { Call } from '../../support/http';
@@ -196,8 +197,12 @@ describe(`Partner webhooks (${backend})`, () => {
           expect(await app.db('webhook_events').where({ partner_id: p.partner_id })).toHaveLength(1);
           expect(await deliver()).toEqual({ delivered: 0, retried: 0, failed: 0 });
           expect(rx.deliveries).toHaveLength(1);
-          // GET /events would wait for the audit log too: its use case, directly.
-          const listed = await listEvents(app.deps.db, { partnerId: p.partner_id, env: 'sandbox' }, { limit: 10 });
+          // GET /events would wait for the audit log too: its use case, directly. (The confirmation is listed once
+          // every transaction older than it has ended, on PostgreSQL any other test file's too: wait for that.)
+          const listed = await eventually('the confirmation listed', async () => {
+            const l = await listEvents(app.deps.db, { partnerId: p.partner_id, env: 'sandbox' }, { limit: 10 });
+            return l.data.length ? l : undefined;
+          });
           expect(listed.data.map((e) => e.type)).toEqual(['booking.confirmed']);
         } finally {
           await hold.commit();
