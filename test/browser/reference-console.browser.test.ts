@@ -1,3 +1,5 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import type { Browser } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { operator } from '../support/fixtures';
@@ -180,6 +182,12 @@ describe('Reference console (/transfers/v1/console) in a browser', () => {
       }
       expect(await w.page.locator('#flow-offers').isHidden()).toBe(true);
       await textSoon(w.page.locator('#flow-curl'), /curl -s -X POST '.*\/transfers\/v1\/bookings\/[A-Z0-9]{8}\/cancel'/);
+      // Pasted into a shell with the key in LANKA_KEY, the curl works (the key's header in double quotes).
+      const shown = await w.page.locator('#flow-curl').innerText();
+      expect(shown).toContain('-H "Authorization: Bearer $LANKA_KEY"');
+      // (Asynchronously: the service answering it runs in this process.)
+      const pasted = await promisify(execFile)('sh', ['-c', shown], { env: { ...process.env, LANKA_KEY: partner.testKey }, timeout: 20_000 });
+      expect(JSON.parse(pasted.stdout)).toMatchObject({ env: 'sandbox', status: 'cancelled' });
       await screenshot(w.page, 'reference-console-flow', true);
       const ref = /Booking ([A-Z0-9]{8})/.exec(await w.page.locator('#flow-meta').innerText())![1];
       const booking = await client(app.url)('GET', `/transfers/v1/bookings/${ref}`, { headers: { Authorization: `Bearer ${partner.testKey}` } });

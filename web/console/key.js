@@ -128,14 +128,20 @@ export async function call(method, path, body, extraHeaders) {
   return { status: res.status, requestId: res.headers.get('X-Request-Id'), env: res.headers.get('X-Service-Env'), json, text, headers, method, path, body };
 }
 
-/** The request as curl, the key left out. @param {Exchange} r */
+/** A word for a POSIX shell, taken literally: single quotes, an inner ' written as '\''. @param {string} text */
+const literal = (text) => "'" + text.replaceAll("'", "'\\''") + "'";
+
+/**
+ * The request as curl, the key left out: the key header is in double quotes so the shell puts $LANKA_KEY in (in
+ * single quotes it would send the words "$LANKA_KEY" and get a 401); everything else is quoted literally.
+ * @param {Exchange} r
+ */
 export function curl(r) {
-  const lines = ['curl -s -X ' + r.method + " '" + API + r.path + "'"];
+  const lines = ['curl -s -X ' + r.method + ' ' + literal(API + r.path)];
   Object.keys(r.headers).forEach((h) => {
     if (h === CONSOLE_HEADER || h === 'Accept') return;
-    const v = h === 'Authorization' ? 'Bearer $LANKA_KEY' : r.headers[h];
-    lines.push("  -H '" + h + ': ' + v + "'");
+    lines.push(h === 'Authorization' ? '  -H "Authorization: Bearer $LANKA_KEY"' : '  -H ' + literal(h + ': ' + r.headers[h]));
   });
-  if (r.body !== undefined) lines.push("  -d '" + JSON.stringify(r.body) + "'");
+  if (r.body !== undefined) lines.push('  -d ' + literal(JSON.stringify(r.body)));
   return lines.join(' \\\n');
 }
