@@ -147,17 +147,7 @@ export function renderTrackingPage(v: TrackingPageView): string {
   const inset = frame === 'island' ? '' : renderInset(map.viewBox, v.pickup, v.dropoff);
 
   const flight = v.flight ? `<div><dt>Flight</dt><dd>${flightLine(v.flight, v.pickupAt)}</dd></div>` : '';
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="robots" content="noindex, nofollow">
-<meta name="referrer" content="no-referrer">
-<meta name="theme-color" content="#0b4f6c">
-${refresh ? '<meta http-equiv="refresh" content="30">\n' : ''}<title>${escapeHtml(words)} · Booking ${escapeHtml(v.bookingRef)} · Lanka Transfers</title>
-<link rel="icon" href="data:,">
-<style>${CSS}</style>
+  return `${head(`${words} · Booking ${v.bookingRef} · Lanka Transfers`, refresh)}
 </head>
 <body>
 <header class="bar"><span class="brand">Lanka Transfers</span><span class="ref">Booking <strong>${escapeHtml(v.bookingRef)}</strong></span></header>
@@ -235,11 +225,8 @@ function helpCard(phone: string): string {
 </section>`;
 }
 
-const FOOTER = `<footer>Times are Sri Lanka time. Map outline drawn for Lanka Transfers; place names contain GeoNames data (CC BY 4.0).</footer>`;
-
-/** The page for a link past its time (410): it says so, and how to reach us. */
-export function renderTrackingGone(v: { bookingRef: string; emergencyPhone: string }): string {
-  return `<!doctype html>
+/** The document's head, the same for both pages: not indexed, no referrer, its own style only. */
+const head = (title: string, refresh: boolean) => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -247,9 +234,15 @@ export function renderTrackingGone(v: { bookingRef: string; emergencyPhone: stri
 <meta name="robots" content="noindex, nofollow">
 <meta name="referrer" content="no-referrer">
 <meta name="theme-color" content="#0b4f6c">
-<title>Tracking link expired · Booking ${escapeHtml(v.bookingRef)} · Lanka Transfers</title>
+${refresh ? '<meta http-equiv="refresh" content="30">\n' : ''}<title>${escapeHtml(title)}</title>
 <link rel="icon" href="data:,">
-<style>${CSS}</style>
+<style>${CSS}</style>`;
+
+const FOOTER = `<footer>Times are Sri Lanka time. Map outline drawn for Lanka Transfers; place names contain GeoNames data (CC BY 4.0).</footer>`;
+
+/** The page for a link past its time (410): it says so, and how to reach us. */
+export function renderTrackingGone(v: { bookingRef: string; emergencyPhone: string }): string {
+  return `${head(`Tracking link expired · Booking ${v.bookingRef} · Lanka Transfers`, false)}
 </head>
 <body>
 <header class="bar"><span class="brand">Lanka Transfers</span><span class="ref">Booking <strong>${escapeHtml(v.bookingRef)}</strong></span></header>
