@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError } from 'commander';
 import { apiBaseUrl, createPartnerClient, type FetchLike, type RetryPolicy } from './client';
 import { certificationFlows, type FlowContext, type RequirementResult } from './flows';
 import { escapeHtml, REPORT_CSS } from './report-html';
@@ -9,7 +9,10 @@ import { renderTrafficSummary, trafficReport, TrafficReportError } from './traff
 
 export { escapeHtml };
 
-export const DEFAULT_BASE_URL = 'http://localhost:3000';
+/** Where the service is by default: PUBLIC_BASE_URL, else this machine on PORT (3000), as `npm start` listens. */
+export function defaultBaseUrl(env: Record<string, string | undefined> = process.env): string {
+  return env.PUBLIC_BASE_URL || `http://127.0.0.1:${env.PORT || 3000}`;
+}
 export const REPORT_JSON = 'certification-report.json';
 export const REPORT_HTML = 'certification-report.html';
 
@@ -25,6 +28,7 @@ export const NOT_COVERED = [
 ];
 
 export interface CertifyOptions {
+  /** Default: defaultBaseUrl(). */
   baseUrl?: string;
   key: string;
   /** The sandbox key of a paused account, to check the partner_paused decline. */
@@ -74,9 +78,17 @@ export class ServiceUnreachableError extends Error {
   }
 }
 
+/** A key as it may be shown: its non-secret prefix (`svc_sk_test_<id>_…`); nothing of a key of another shape. */
 export function maskKey(key: string): string {
   const m = key.match(/^svc_sk_(?:test|live)_[a-z0-9]+_/);
-  return m ? `${m[0]}…` : `${key.slice(0, 12)}…`;
+  return m ? `${m[0]}…` : '(a key not of the form svc_sk_test_…)';
+}
+
+/** `text` with every occurrence of the secrets masked, and the secret part of anything shaped like one of our keys. */
+export function redactKeys(text: string, secrets: ReadonlyArray<string | undefined>): string {
+  let out = text;
+  for (const s of secrets) if (s) out = out.split(s).join(maskKey(s));
+  return out.replace(/(svc_sk_(?:test|live)_[a-z0-9]+_)[A-Za-z0-9]+/g, '$1…');
 }
 
 const STATUS_LABEL = { pass: 'PASS', fail: 'FAIL', skip: 'SKIP' } as const;
@@ -86,12 +98,25 @@ function progressLine(n: number, r: RequirementResult): string {
   return r.status === 'pass' || !r.detail ? head : `${head}\n                ${r.detail}`;
 }
 
-/** Runs every certification flow against the service and writes the JSON and HTML reports. */
+/** Every string in `value` (a report, a requirement) with the keys masked. */
+function redactDeep<T>(value: T, secrets: ReadonlyArray<string | undefined>): T {
+  if (typeof value === 'string') return redactKeys(value, secrets) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => redactDeep(v, secrets)) as T;
+  if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, redactDeep(v, secrets)])) as T;
+  return value;
+}
+
+/**
+ * Runs every certification flow against the service and writes the JSON and HTML reports. The keys appear in
+ * neither, nor in the progress lines or the errors thrown: only their non-secret prefix (maskKey).
+ */
 export async function certify(opts: CertifyOptions): Promise<Report> {
-  if (opts.key.startsWith('svc_sk_live_')) throw new LiveKeyRefusedError('--key');
-  if (opts.pausedKey?.startsWith('svc_sk_live_')) throw new LiveKeyRefusedError('--paused-key');
-  const baseUrl = (opts.baseUrl ?? DEFAULT_BASE_URL).replace(/\/+$/, '');
-  const say = opts.onProgress ?? (() => {});
+  if (opts.key.startsWith('svc_sk_live_')) throw new LiveKeyRefusedError('PARTNER_API_KEY or --key');
+  if (opts.pausedKey?.startsWith('svc_sk_live_')) throw new LiveKeyRefusedError('PARTNER_PAUSED_KEY or --paused-key');
+  const secrets = [opts.key, opts.pausedKey];
+  const baseUrl = (opts.baseUrl ?? defaultBaseUrl()).replace(/\/+$/, '');
+  const progress = opts.onProgress;
+  const say = (line: string) => progress?.(redactKeys(line, secrets));
   const started = new Date();
   const clientFor = (apiKey: string) => createPartnerClient({ baseUrl, apiKey, fetch: opts.fetch });
   const client = clientFor(opts.key);
@@ -105,7 +130,9 @@ export async function certify(opts: CertifyOptions): Promise<Report> {
     const t = p.data ? Date.parse(p.data.time) : Number.NaN;
     if (!Number.isNaN(t)) serverNow = new Date(t);
   } catch (err) {
-    throw new ServiceUnreachableError(apiBaseUrl(baseUrl), err);
+    const unreachable = new ServiceUnreachableError(apiBaseUrl(baseUrl), err);
+    unreachable.message = redactKeys(unreachable.message, secrets);
+    throw unreachable;
   }
 
   const runId = `CERT-${started.toISOString().replace(/\D/g, '').slice(0, 14)}-${randomBytes(3).toString('hex')}`;
@@ -142,7 +169,7 @@ export async function certify(opts: CertifyOptions): Promise<Report> {
     duration_ms: finished.getTime() - started.getTime(),
     result: summary.failed === 0 ? 'passed' : 'failed',
     summary,
-    requirements,
+    requirements: redactDeep(requirements, secrets),
     not_covered: NOT_COVERED,
   };
   if (opts.outDir !== false) {
@@ -228,14 +255,25 @@ ${rows}
 `;
 }
 
-/** The CLI; returns the exit code: 0 no requirement failed, 1 one did (or the service is unreachable), 2 usage or a refused key. */
-export async function main(argv: string[] = process.argv, out: Pick<Console, 'log' | 'error'> = console): Promise<number> {
+/**
+ * The CLI; returns the exit code: 0 no requirement failed, 1 one did (or the service is unreachable), 2 usage or a
+ * refused key. The key comes from PARTNER_API_KEY (npm echoes a command line, so a key given as --key is shown by
+ * `npm run certify`); nothing it prints shows more of a key than its non-secret prefix.
+ */
+export async function main(
+  argv: string[] = process.argv,
+  output: Pick<Console, 'log' | 'error'> = console,
+  env: Record<string, string | undefined> = process.env,
+): Promise<number> {
+  // Whatever is printed passes through here, the keys masked: commander's messages and errors included.
+  const secrets: Array<string | undefined> = [env.PARTNER_API_KEY, env.PARTNER_PAUSED_KEY];
+  const out = { log: (s: string) => output.log(redactKeys(s, secrets)), error: (s: string) => output.error(redactKeys(s, secrets)) };
   const program = new Command()
     .name('certify')
-    .description('Certify a partner integration path against the Transfers API v1 sandbox.')
-    .option('--base-url <url>', 'service address', DEFAULT_BASE_URL)
-    .addOption(new Option('--key <key>', 'sandbox API key (svc_sk_test_…)').env('PARTNER_API_KEY').makeOptionMandatory())
-    .addOption(new Option('--paused-key <key>', 'sandbox key of an account an operator paused (default: the sandbox pause helper)').env('PARTNER_PAUSED_KEY'))
+    .description('Certify a partner integration path against the Transfers API v1 sandbox. The key comes from PARTNER_API_KEY.')
+    .option('--base-url <url>', 'service address (default: $PUBLIC_BASE_URL, else http://127.0.0.1:$PORT, port 3000)')
+    .option('--key <key>', 'sandbox API key (svc_sk_test_…); prefer the environment variable PARTNER_API_KEY, which npm does not echo')
+    .option('--paused-key <key>', 'sandbox key of an account an operator paused (default: the sandbox pause helper); prefer PARTNER_PAUSED_KEY')
     .option('--out <dir>', 'directory for the reports (certification-report.* or integration-report.*)', process.cwd())
     .option('--webhook-port <port>', 'port of the webhook receiver (default: any free port)')
     .option('--webhook-url <url>', 'a public URL that reaches the receiver, when the service cannot reach this machine directly')
@@ -250,8 +288,8 @@ export async function main(argv: string[] = process.argv, out: Pick<Console, 'lo
     throw err;
   }
   const o = program.opts<{
-    baseUrl: string;
-    key: string;
+    baseUrl?: string;
+    key?: string;
     pausedKey?: string;
     out: string;
     traffic?: boolean;
@@ -259,6 +297,38 @@ export async function main(argv: string[] = process.argv, out: Pick<Console, 'lo
     webhookPort?: string;
     webhookUrl?: string;
   }>();
+  secrets.push(o.key, o.pausedKey);
+  // The environment first: a key on the command line is the one to move out of it.
+  const key = env.PARTNER_API_KEY || o.key;
+  const pausedKey = env.PARTNER_PAUSED_KEY || o.pausedKey;
+  if (!key) {
+    out.error('No key: set PARTNER_API_KEY to your sandbox key, e.g. PARTNER_API_KEY=svc_sk_test_… npm run certify');
+    return 2;
+  }
+  for (const [flag, name, given, used] of [
+    ['--key', 'PARTNER_API_KEY', o.key, key],
+    ['--paused-key', 'PARTNER_PAUSED_KEY', o.pausedKey, pausedKey],
+  ] as const) {
+    if (!given) continue;
+    out.error(
+      given === used
+        ? `warning: ${flag} puts the key on the command line, which npm prints and shells keep in their history; set ${name} instead.`
+        : `warning: ${flag} ignored: ${name} is set, and is used.`,
+    );
+  }
+  const baseUrl = o.baseUrl ?? defaultBaseUrl(env);
+  try {
+    return await run({ ...o, key, pausedKey, baseUrl }, out);
+  } catch (err) {
+    out.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+    return 1;
+  }
+}
+
+async function run(
+  o: { baseUrl: string; key: string; pausedKey?: string; out: string; traffic?: boolean; since?: string; webhookPort?: string; webhookUrl?: string },
+  out: Pick<Console, 'log' | 'error'>,
+): Promise<number> {
   if (o.traffic) {
     try {
       const report = await trafficReport({ baseUrl: o.baseUrl, key: o.key, since: o.since, outDir: o.out, onProgress: (l) => out.log(l) });
@@ -296,8 +366,8 @@ if (require.main === module) {
     (code) => {
       process.exitCode = code;
     },
-    (err) => {
-      console.error(err);
+    (err: unknown) => {
+      console.error(redactKeys(err instanceof Error ? (err.stack ?? err.message) : String(err), [process.env.PARTNER_API_KEY, process.env.PARTNER_PAUSED_KEY]));
       process.exitCode = 1;
     },
   );

@@ -48,7 +48,7 @@ const schema = z.object({
   AUDIT_RETENTION_MONTHS: z.coerce.number().int().min(1).max(1200).optional(),
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60000).default(1000),
   OUTBOX_RETRY_BASE_MS: z.coerce.number().int().min(1).max(600000).default(2000),
-  WEBHOOKS_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).default('false'),
+  WEBHOOKS_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).optional(),
   WEBHOOKS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60000).default(15000),
   TRUST_PROXY: z
     .string()
@@ -130,8 +130,9 @@ export interface Config {
   outbox: { pollMs: number; retryBaseMs: number };
   webhooks: {
     /**
-     * Sandbox endpoints may target private and loopback addresses (local development, tests). Production endpoints
-     * never may, whatever this says; link-local, multicast and reserved addresses are refused for both.
+     * Sandbox endpoints may target private and loopback addresses (local development, tests): by default everywhere
+     * but in production (NODE_ENV=production), where WEBHOOKS_ALLOW_PRIVATE_TARGETS=true allows it. Production
+     * endpoints never may, whatever this says; link-local, multicast and reserved addresses are refused for both.
      */
     allowPrivateTargets: boolean;
     /** One delivery attempt: connect, send and the receiver's answer. */
@@ -203,7 +204,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     auditRetentionMonths: e.AUDIT_RETENTION_MONTHS,
     outbox: Object.freeze({ pollMs: e.OUTBOX_POLL_MS, retryBaseMs: e.OUTBOX_RETRY_BASE_MS }),
-    webhooks: Object.freeze({ allowPrivateTargets: e.WEBHOOKS_ALLOW_PRIVATE_TARGETS === 'true', timeoutMs: e.WEBHOOKS_TIMEOUT_MS }),
+    webhooks: Object.freeze({
+      allowPrivateTargets: e.WEBHOOKS_ALLOW_PRIVATE_TARGETS === undefined ? e.NODE_ENV !== 'production' : e.WEBHOOKS_ALLOW_PRIVATE_TARGETS === 'true',
+      timeoutMs: e.WEBHOOKS_TIMEOUT_MS,
+    }),
     maxBodyBytes: 64 * 1024,
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
     anonymousLimit: Object.freeze({ requestsPerSecond: e.ANON_RATE_PER_S, burst: e.ANON_BURST }),

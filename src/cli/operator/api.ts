@@ -41,14 +41,17 @@ export interface Cli {
 /** An environment variable; an empty one means unset, as in src/config/env.ts. */
 export const envOf = (io: Io) => (name: string) => io.env[name] || undefined;
 
-/** Where the service is by default: OPERATOR_BASE_URL, else OPS_LISTEN, else PUBLIC_BASE_URL, else localhost:$PORT. */
+/**
+ * Where the service is by default: OPERATOR_BASE_URL, else OPS_LISTEN, else PUBLIC_BASE_URL, else this machine on
+ * PORT (3000), as `npm start` listens: 127.0.0.1, not localhost, which may name ::1 first (the service listens on IPv4).
+ */
 export function defaultBaseUrl(io: Io): string {
   const env = envOf(io);
   // With OPS_LISTEN the operator API is on that address only (PUBLIC_BASE_URL no longer serves it).
   const opsListen = env('OPS_LISTEN')
     ?.replace(/^0\.0\.0\.0:/, '127.0.0.1:')
     .replace(/^\[::\]:/, '[::1]:');
-  return env('OPERATOR_BASE_URL') ?? (opsListen && `http://${opsListen}`) ?? env('PUBLIC_BASE_URL') ?? `http://localhost:${env('PORT') ?? 3000}`;
+  return env('OPERATOR_BASE_URL') ?? (opsListen && `http://${opsListen}`) ?? env('PUBLIC_BASE_URL') ?? `http://127.0.0.1:${env('PORT') ?? 3000}`;
 }
 
 /** The base URL and the token, from the options, the environment, or the token file the service writes. */

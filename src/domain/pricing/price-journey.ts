@@ -2,7 +2,7 @@ import { FLEET, MIN_FARE_USD_MINOR, fleetOrder, vehiclesThatFit, type FleetVehic
 import { resolvePlace } from '../geo/resolve-place';
 import { routeBetween } from '../geo/route';
 import type { PlaceInput, PlaceResolution, ResolvedPlace } from '../geo/types';
-import { convertFromUsd, isCurrency, type Currency, type Money } from './money';
+import { convertFromUsd, isCurrency, toDecimal, type Currency, type Money } from './money';
 
 /** USD → currency rates as decimal strings, e.g. { EUR: "0.92", LKR: "300.50" }. USD needs no entry. */
 export type FxRates = Readonly<Record<string, string>>;
@@ -116,7 +116,13 @@ export function quoteJourney(req: QuoteRequest): QuoteResult {
       ok: false,
       reason: 'below_min_rate',
       message: `The journey is ${route.distance_km} km, below our minimum fare; we serve journeys between places further apart (move the pickup or the drop-off).`,
-      hint: { distance_km: route.distance_km, journey_rate_usd_minor: journeyRate, min_fare_usd_minor: MIN_FARE_USD_MINOR },
+      // In the currency the offers would have been priced in (the partner's), converted as they are.
+      hint: {
+        distance_km: route.distance_km,
+        journey_rate: toDecimal(usdToCurrency(journeyRate, req.currency, req.fx), req.currency),
+        min_fare: toDecimal(usdToCurrency(MIN_FARE_USD_MINOR, req.currency, req.fx), req.currency),
+        currency: req.currency,
+      },
     };
   }
 

@@ -91,7 +91,17 @@ export async function quoteForPartner(
 
   const { filter, codeFor, ignored } = partnerVocabulary(partner.vocabulary, input.vehicle_codes);
   let outcome = decideJourney(
-    { pickup: input.pickup, dropoff: input.dropoff, pickupAt, adults: input.passengers.adults, children, luggage, vehicleFilter: filter, currency },
+    {
+      pickup: input.pickup,
+      dropoff: input.dropoff,
+      pickupAt,
+      pickupWritten: input.pickup_datetime,
+      adults: input.passengers.adults,
+      children,
+      luggage,
+      vehicleFilter: filter,
+      currency,
+    },
     { now: deps.now, fx: deps.fx, paused: partner.paused },
   );
   // Production offers only what the fleet has free for the journey's window; sandbox is never limited.

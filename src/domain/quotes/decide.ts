@@ -12,6 +12,8 @@ export interface JourneyRequest {
   pickup: PlaceInput;
   dropoff: PlaceInput;
   pickupAt: Date;
+  /** The pickup time as the caller wrote it (RFC 3339): the short_notice hint is given in its UTC offset. */
+  pickupWritten?: string;
   adults: number;
   children?: number;
   luggage: number;
@@ -29,7 +31,7 @@ export function decideJourney(req: JourneyRequest, ctx: { now: Date; fx: FxRates
     return { ok: false, reason: 'partner_paused', message: 'Quoting is paused on this account; contact the service operator.' };
   }
   if (req.pickupAt.getTime() < ctx.now.getTime() + MIN_LEAD_TIME_MS) {
-    const earliest = new Date(Math.ceil((ctx.now.getTime() + MIN_LEAD_TIME_MS) / 60_000) * 60_000).toISOString();
+    const earliest = inOffsetOf(new Date(Math.ceil((ctx.now.getTime() + MIN_LEAD_TIME_MS) / 60_000) * 60_000), req.pickupWritten);
     return {
       ok: false,
       reason: 'short_notice',
@@ -47,4 +49,18 @@ export function decideJourney(req: JourneyRequest, ctx: { now: Date; fx: FxRates
     currency: req.currency,
     fx: ctx.fx,
   });
+}
+
+const OFFSET = /(?:([+-])(\d{2}):?(\d{2}))$/;
+
+/**
+ * The instant in the UTC offset `written` carries (`2026-11-22T13:30:00+05:30` for 08:00Z and a `+05:30` time), so
+ * a partner reads it the way it wrote its own; in UTC (`…T08:00:00.000Z`) when `written` is in UTC or absent.
+ */
+export function inOffsetOf(instant: Date, written: string | undefined): string {
+  const m = written === undefined ? null : OFFSET.exec(written);
+  if (!m) return instant.toISOString();
+  const minutes = (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3]));
+  const local = new Date(instant.getTime() + minutes * 60_000).toISOString();
+  return `${local.slice(0, local.endsWith('.000Z') ? 19 : 23)}${m[1]}${m[2]}:${m[3]}`;
 }

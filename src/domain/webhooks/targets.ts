@@ -5,11 +5,12 @@ import { invalidRequest } from '../../shared/errors';
 
 /**
  * Where webhooks may go. Production endpoints: `https` URLs whose host resolves to public (unicast) addresses only.
- * Sandbox endpoints may also be `http`; with WEBHOOKS_ALLOW_PRIVATE_TARGETS=true (local development, tests) they may
- * also reach private, loopback and unique-local addresses. Link-local (cloud metadata at 169.254.169.254),
- * unspecified, multicast, broadcast and reserved addresses are refused for everyone. The same check runs at
- * registration and at every delivery, where the connection goes to the address checked (see guardedLookup), so a
- * name re-pointed at an internal address after registration (DNS rebinding) reaches nothing.
+ * Sandbox endpoints may also be `http`, and where the deployment allows it (config.webhooks.allowPrivateTargets:
+ * WEBHOOKS_ALLOW_PRIVATE_TARGETS, by default on outside NODE_ENV=production) also reach private, loopback and
+ * unique-local addresses. Link-local (cloud metadata at 169.254.169.254), unspecified, multicast, broadcast and
+ * reserved addresses are refused for everyone. The same check runs at registration and at every delivery, where the
+ * connection goes to the address checked (see guardedLookup), so a name re-pointed at an internal address after
+ * registration (DNS rebinding) reaches nothing.
  */
 export type Env = 'sandbox' | 'production';
 
@@ -21,7 +22,7 @@ export const systemResolve: Resolve = (hostname) => dns.promises.lookup(hostname
 /** The ranges WEBHOOKS_ALLOW_PRIVATE_TARGETS opens to sandbox endpoints. */
 const PRIVATE_RANGES = new Set(['private', 'loopback', 'uniqueLocal', 'carrierGradeNat']);
 
-/** Private targets are allowed for sandbox endpoints only, and only when the operator says so. */
+/** Private targets are allowed for sandbox endpoints only, and only where the deployment allows them (config.webhooks.allowPrivateTargets). */
 export const privateAllowed = (env: Env, allowPrivateTargets: boolean): boolean => env === 'sandbox' && allowPrivateTargets;
 
 /** Why `address` may not receive webhooks, or null when it may. IPv4-mapped IPv6 addresses count as their IPv4. */
@@ -74,7 +75,12 @@ export async function checkTargetUrl(raw: string, env: Env, allowPrivateTargets:
   if (u.username || u.password) throw refuse('must not carry credentials (verify our signature instead)');
   if (u.hash) throw refuse('must not have a fragment');
   const host = await checkHost(u, privateAllowed(env, allowPrivateTargets), resolve);
-  if (!host.ok) throw refuse(`must reach a public address: ${host.reason}`);
+  if (!host.ok) {
+    // A sandbox endpoint the deployment's setting would let through: say which setting, for whoever runs it.
+    const settingWouldAllow = env === 'sandbox' && !allowPrivateTargets && (await checkHost(u, true, resolve)).ok;
+    const setting = settingWouldAllow ? '; the setting WEBHOOKS_ALLOW_PRIVATE_TARGETS=true lets sandbox endpoints reach private and loopback addresses' : '';
+    throw refuse(`must reach a public address: ${host.reason}${setting}`);
+  }
   return u.href;
 }
 

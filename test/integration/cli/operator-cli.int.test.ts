@@ -246,6 +246,20 @@ describe('Operator CLI', () => {
     expect(JSON.parse(viaOpsListen.stdout)).toEqual({ ok: true, time: '2026-11-21T08:00:00.000Z', today: '2026-11-21' });
   });
 
+  it('when no --base-url is given, then it asks PUBLIC_BASE_URL, else 127.0.0.1 at PORT (3000 by default); --base-url comes first', async () => {
+    const pong = { code: 0, stderr: '' };
+    expect(await cli(['ping', '--json'], { OPERATOR_TOKEN, PORT: String(app.port) }, null)).toMatchObject(pong);
+    expect(await cli(['ping', '--json'], { OPERATOR_TOKEN, PUBLIC_BASE_URL: app.url, PORT: '9' }, null)).toMatchObject(pong);
+    expect(await cli(['ping', '--json'], { OPERATOR_TOKEN, PUBLIC_BASE_URL: 'http://127.0.0.1:9' })).toMatchObject(pong);
+    // Port 9 is one fetch refuses to dial: the messages show where it looked.
+    const byPort = await cli(['ping'], { OPERATOR_TOKEN, PORT: '9' }, null);
+    expect(byPort).toMatchObject({ code: 2, stdout: '' });
+    expect(byPort.stderr).toContain('cannot reach the operator API at http://127.0.0.1:9 ');
+    const help = await cli(['--help'], { OPERATOR_TOKEN, PORT: '8080' }, null);
+    expect(help.stdout).toContain('(default: "http://127.0.0.1:8080")');
+    expect((await cli(['--help'], { OPERATOR_TOKEN }, null)).stdout).toContain('(default: "http://127.0.0.1:3000")');
+  });
+
   it('when the token is wrong, then exit 1 with the API error on stderr and nothing on stdout', async () => {
     const r = await cli(['partner', 'list', '--json', '--token', 'op_wrong_token_000000000']);
     expect(r).toMatchObject({ code: 1, stdout: '' });

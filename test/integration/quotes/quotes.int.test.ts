@@ -117,9 +117,27 @@ describe('Quoting over the API', () => {
     expect((await quote(journey({ pickup_datetime: '2026-11-22T08:00:00Z' }))).body.declined.reason).toBe('short_notice');
   });
 
-  it('when the journey is a few hundred metres, then below_min_rate', async () => {
+  it('when a short-notice pickup is written with an offset, then the earliest acceptable pickup is given in that offset, the same instant', async () => {
+    const colombo = await quote(journey({ pickup_datetime: '2026-11-22T13:29:00+05:30' }));
+    expect(colombo.body.declined).toMatchObject({ reason: 'short_notice', hint: { earliest_pickup_datetime: '2026-11-22T13:30:00+05:30' } });
+    expect(colombo.body.declined.message).toContain('the earliest pickup we can accept now is 2026-11-22T13:30:00+05:30.');
+    expect(Date.parse(colombo.body.declined.hint.earliest_pickup_datetime)).toBe(Date.parse('2026-11-22T08:00:00Z'));
+    // Any offset, written with or without its colon, is answered in RFC 3339's ±HH:MM.
+    const west = await quote(journey({ pickup_datetime: '2026-11-21T12:00:00-0330' }));
+    expect(west.body.declined.hint).toEqual({ earliest_pickup_datetime: '2026-11-22T04:30:00-03:30' });
+    // Offered at the earliest pickup, as given, the journey is quoted.
+    expect((await quote(journey({ pickup_datetime: colombo.body.declined.hint.earliest_pickup_datetime }))).body.declined).toBeNull();
+  });
+
+  it('when the journey is a few hundred metres, then below_min_rate, the minimum fare in the quote currency', async () => {
     const r = await quote(journey({ pickup: { lat: 6.9271, lon: 79.8612 }, dropoff: { lat: 6.9301, lon: 79.8622 } }));
-    expect(r.body).toMatchObject({ offers: [], declined: { reason: 'below_min_rate' } });
+    expect(r.body).toMatchObject({ offers: [], declined: { reason: 'below_min_rate', hint: { min_fare: 21, currency: 'USD' } } });
+    const rupees = await svc.ops.partnerWithKeys('Rupee Partner', 'LKR');
+    const inLkr = await quote(journey({ pickup: { lat: 6.9271, lon: 79.8612 }, dropoff: { lat: 6.9301, lon: 79.8622 } }), rupees.testKey);
+    expect(inLkr.body).toMatchObject({ currency: 'LKR', offers: [], declined: { reason: 'below_min_rate' } });
+    // $21.00 at the day's rate (FX_USD_LKR, 300 by default), as an LKR offer would be priced; no US cents.
+    expect(inLkr.body.declined.hint).toEqual({ distance_km: expect.any(Number), journey_rate: expect.any(Number), min_fare: 6300, currency: 'LKR' });
+    expect(inLkr.body.declined.hint.journey_rate).toBeLessThan(6300);
   });
 
   it('when the partner is paused, then partner_paused comes first, even before short_notice', async () => {

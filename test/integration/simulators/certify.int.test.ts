@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { startTestApp, type TestApp } from '../../support/test-app';
 import { operator } from '../../support/fixtures';
-import { certify, LiveKeyRefusedError, main, renderHtml, type Report } from '../../../simulators/partner/certify';
+import { certify, defaultBaseUrl, LiveKeyRefusedError, main, renderHtml, type Report } from '../../../simulators/partner/certify';
 import { client } from '../../support/http';
 import { createPartnerClient } from '../../../simulators/partner/client';
 import { webhooksFlow, type FlowContext } from '../../../simulators/partner/flows';
@@ -118,18 +118,38 @@ describe('Partner certification against the service', () => {
     expect(html).toContain('<tr class="pass" id="req-decline.partner_paused">');
   });
 
-  it("when a paused account's key is also given (through the CLI), then partner_paused passes too and it exits 0", async () => {
+  it("when the CLI runs with PARTNER_API_KEY and a paused account's PARTNER_PAUSED_KEY, then partner_paused passes too, it exits 0, and no key is shown anywhere", async () => {
     const paused = await ops.partnerWithKeys('Paused Agency');
     const pause = await ops.call('POST', `/partners/${paused.partner_id}/pause`);
     expect(pause.status).toBe(200);
     const log: string[] = [];
     const err: string[] = [];
-    const code = await main(['node', 'certify', '--base-url', app.url, '--key', partner.testKey, '--paused-key', paused.testKey, '--out', out], {
-      log: (l: string) => log.push(l),
-      error: (l: string) => err.push(l),
-    });
+    // As `PARTNER_API_KEY=svc_sk_test_… npm run certify` runs it: the keys in the environment, not on the command line.
+    const saved = { key: process.env.PARTNER_API_KEY, paused: process.env.PARTNER_PAUSED_KEY };
+    process.env.PARTNER_API_KEY = partner.testKey;
+    process.env.PARTNER_PAUSED_KEY = paused.testKey;
+    let code: number;
+    try {
+      code = await main(['node', 'certify', '--base-url', app.url, '--out', out], { log: (l: string) => log.push(l), error: (l: string) => err.push(l) });
+    } finally {
+      for (const [name, value] of [
+        ['PARTNER_API_KEY', saved.key],
+        ['PARTNER_PAUSED_KEY', saved.paused],
+      ] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    }
     expect(err).toEqual([]);
     expect(code).toBe(0);
+    const printed = log.join('\n');
+    const written = fs.readdirSync(out).map((f) => fs.readFileSync(path.join(out, f), 'utf8'));
+    expect(written).toHaveLength(2);
+    for (const key of [partner.testKey, paused.testKey]) {
+      const secret = key.split('_').pop()!;
+      for (const text of [printed, ...written]) expect(text).not.toContain(secret);
+    }
+    expect(printed).toContain(`with ${partner.testKey.slice(0, partner.testKey.lastIndexOf('_') + 1)}…`);
     const report = JSON.parse(fs.readFileSync(path.join(out, 'certification-report.json'), 'utf8')) as Report;
     expect(report.summary).toEqual({ total: 28, passed: 28, failed: 0, skipped: 0 });
     expect(report.requirements.find((r) => r.id === 'decline.partner_paused')).toMatchObject({
@@ -180,12 +200,14 @@ describe('Partner certification against the service', () => {
     await expect(certify({ baseUrl: app.url, key: live.liveKey, outDir: out })).rejects.toBeInstanceOf(LiveKeyRefusedError);
     await expect(certify({ baseUrl: app.url, key: live.testKey, pausedKey: live.liveKey, outDir: out })).rejects.toThrow(/--paused-key/);
     const err: string[] = [];
-    const code = await main(['node', 'certify', '--base-url', app.url, '--key', live.liveKey, '--out', out], {
-      log: () => {},
-      error: (l: string) => err.push(l),
-    });
+    const code = await main(
+      ['node', 'certify', '--base-url', app.url, '--out', out],
+      { log: () => {}, error: (l: string) => err.push(l) },
+      { PARTNER_API_KEY: live.liveKey },
+    );
     expect(code).toBe(2);
     expect(err.join('\n')).toMatch(/Refusing to certify with a live key .*svc_sk_test_/s);
+    expect(err.join('\n')).not.toContain(live.liveKey.split('_').pop());
     expect(fs.readdirSync(out)).toEqual([]);
     expect(await ops.audit({ partner_id: live.partner_id, surface: 'transfers' })).toEqual([]);
   });
@@ -231,10 +253,11 @@ describe('Partner certification against the service', () => {
     });
     expect(unkeyed.status).toBe(201);
     const log: string[] = [];
-    const code = await main(['node', 'certify', '--traffic', '--base-url', app.url, '--key', careless.testKey, '--out', out], {
-      log: (l: string) => log.push(l),
-      error: (l: string) => log.push(l),
-    });
+    const code = await main(
+      ['node', 'certify', '--traffic', '--base-url', app.url, '--out', out],
+      { log: (l: string) => log.push(l), error: (l: string) => log.push(l) },
+      { PARTNER_API_KEY: careless.testKey },
+    );
     expect(code).toBe(1);
     const text = log.join('\n');
     expect(text).toMatch(/^Reading your sandbox traffic on .* \(the last 7 days\)…/);
@@ -252,6 +275,74 @@ describe('Partner certification against the service', () => {
       '/transfers/v1/bookings',
       '/transfers/v1/quotes',
     ]);
+  });
+
+  describe('the CLI: where the key and the service come from', () => {
+    /** Runs the CLI in-process with this environment (and nothing else), on --traffic: one request, no flows. */
+    async function cli(args: string[], env: Record<string, string | undefined>) {
+      const lines: string[] = [];
+      const errors: string[] = [];
+      const code = await main(['node', 'certify', '--traffic', '--out', out, ...args], { log: (l) => lines.push(l), error: (l) => errors.push(l) }, env);
+      return { code, stdout: lines.join('\n'), stderr: errors.join('\n') };
+    }
+    let quiet: Awaited<ReturnType<ReturnType<typeof operator>['partnerWithKeys']>>;
+    const secretOf = (key: string) => key.split('_').pop()!;
+    beforeAll(async () => {
+      quiet = await ops.partnerWithKeys('Quiet Agency');
+    });
+
+    it('when neither --base-url nor PUBLIC_BASE_URL is given, then the service is looked for on 127.0.0.1 at PORT (3000 by default)', async () => {
+      expect(defaultBaseUrl({})).toBe('http://127.0.0.1:3000');
+      expect(defaultBaseUrl({ PORT: '8080' })).toBe('http://127.0.0.1:8080');
+      expect(defaultBaseUrl({ PORT: '8080', PUBLIC_BASE_URL: 'https://api.example.lk' })).toBe('https://api.example.lk');
+      const byPort = await cli([], { PARTNER_API_KEY: quiet.testKey, PORT: String(app.port) });
+      expect(byPort).toMatchObject({ code: 0, stderr: '' });
+      expect(byPort.stdout).toContain(`Reading your sandbox traffic on http://127.0.0.1:${app.port}/transfers/v1`);
+    });
+
+    it('when PUBLIC_BASE_URL is set, then it is the default; an explicit --base-url still comes first', async () => {
+      const byPublic = await cli([], { PARTNER_API_KEY: quiet.testKey, PUBLIC_BASE_URL: app.url, PORT: '9' });
+      expect(byPublic).toMatchObject({ code: 0, stderr: '' });
+      expect(byPublic.stdout).toContain(`Reading your sandbox traffic on ${app.url}/transfers/v1`);
+      const explicit = await cli(['--base-url', app.url], { PARTNER_API_KEY: quiet.testKey, PUBLIC_BASE_URL: 'http://127.0.0.1:9' });
+      expect(explicit).toMatchObject({ code: 0, stderr: '' });
+      const unreachable = await cli([], { PARTNER_API_KEY: quiet.testKey, PUBLIC_BASE_URL: 'http://127.0.0.1:9' });
+      expect(unreachable.code).toBe(1);
+      expect(unreachable.stderr).toMatch(/^Cannot reach http:\/\/127\.0\.0\.1:9\/transfers\/v1/);
+    });
+
+    it('when --key is given, then it still works, with a warning to use PARTNER_API_KEY; PARTNER_API_KEY wins over it; neither is printed', async () => {
+      const flag = await cli(['--base-url', app.url, '--key', quiet.testKey], {});
+      expect(flag.code).toBe(0);
+      expect(flag.stderr).toBe(
+        'warning: --key puts the key on the command line, which npm prints and shells keep in their history; set PARTNER_API_KEY instead.',
+      );
+      const both = await cli(['--base-url', app.url, '--key', 'svc_sk_test_abcdefghijkl_NotTheKeyNotTheKeyNotTheKeyNotTheKey1234'], {
+        PARTNER_API_KEY: quiet.testKey,
+      });
+      expect(both).toMatchObject({ code: 0, stderr: 'warning: --key ignored: PARTNER_API_KEY is set, and is used.' });
+      for (const r of [flag, both]) expect(`${r.stdout}\n${r.stderr}`).not.toMatch(/NotTheKey|svc_sk_test_[a-z0-9]{12}_[A-Za-z0-9]{40}/);
+      expect(`${flag.stdout}${both.stdout}`).not.toContain(secretOf(quiet.testKey));
+    });
+
+    it('when no key is given, then exit 2 saying to set PARTNER_API_KEY; a key that breaks the request shows none of itself in the error', async () => {
+      const none = await cli(['--base-url', app.url], {});
+      expect(none).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(/^No key: set PARTNER_API_KEY /) });
+      // A key pasted with a line break: fetch refuses the header, quoting it whole in its error.
+      const pasted = `${quiet.testKey}\nSECRET-TAIL`;
+      const traffic = await cli(['--base-url', app.url], { PARTNER_API_KEY: pasted });
+      const run = await main(
+        ['node', 'certify', '--base-url', app.url, '--out', out],
+        { log: () => {}, error: (l) => (traffic.stderr += `\n${l}`) },
+        { PARTNER_API_KEY: pasted },
+      );
+      expect([traffic.code, run]).toEqual([1, 1]);
+      expect(traffic.stderr).toMatch(/^Cannot reach /);
+      expect(traffic.stderr).toContain(`${quiet.testKey.slice(0, quiet.testKey.lastIndexOf('_') + 1)}…`);
+      expect(`${traffic.stdout}\n${traffic.stderr}`).not.toMatch(/SECRET-TAIL/);
+      expect(traffic.stderr).not.toContain(secretOf(quiet.testKey));
+      expect(fs.readdirSync(out)).toEqual([]);
+    });
   });
 
   it('when report text carries markup, then the HTML escapes it', () => {

@@ -10,7 +10,7 @@ describe('Configuration is read once and fails fast', () => {
       marketplace: { inUrl: 'http://localhost:3000/marketplace' },
       fxFromUsd: { USD: '1', EUR: '0.92', LKR: '300' },
       responseValidation: 'enforce',
-      webhooks: { allowPrivateTargets: false, timeoutMs: 15_000 },
+      webhooks: { allowPrivateTargets: true, timeoutMs: 15_000 },
     });
     expect(c.dataDir).toMatch(/\/data$/);
     expect(Object.isFrozen(c)).toBe(true);
@@ -44,6 +44,16 @@ describe('Configuration is read once and fails fast', () => {
     });
     expect(() => loadConfig({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'yes' })).toThrow(/WEBHOOKS_ALLOW_PRIVATE_TARGETS/);
     expect(() => loadConfig({ WEBHOOKS_TIMEOUT_MS: '0' })).toThrow(/WEBHOOKS_TIMEOUT_MS/);
+  });
+
+  it('when WEBHOOKS_ALLOW_PRIVATE_TARGETS is unset, then sandbox endpoints may target private addresses outside production only; set, it decides', () => {
+    const prod = { NODE_ENV: 'production', OPERATOR_TOKEN: 'op_0123456789abcdefghijklmnopqrstuvwxyz' };
+    const allowed = (env: Record<string, string>) => loadConfig(env).webhooks.allowPrivateTargets;
+    expect([allowed({}), allowed({ NODE_ENV: 'development' }), allowed({ NODE_ENV: 'test' }), allowed(prod)]).toEqual([true, true, true, false]);
+    expect(allowed({ ...prod, WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' })).toBe(true);
+    expect(allowed({ NODE_ENV: 'development', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'false' })).toBe(false);
+    // An empty value is unset, as for every variable.
+    expect(allowed({ ...prod, WEBHOOKS_ALLOW_PRIVATE_TARGETS: '' })).toBe(false);
   });
 
   it('when OPS_LISTEN is set, then it is HOST:PORT on another port than PORT; anything else stops the start naming it', () => {

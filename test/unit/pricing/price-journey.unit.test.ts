@@ -167,8 +167,18 @@ describe('quoteJourney declines, in order', () => {
     for (const adults of [1, 4, 9, 20]) {
       const r = declined({ pickup: { lat: 6.9355, lon: 79.8487 }, dropoff: { lat: 6.9445, lon: 79.8487 }, adults, luggage: 0 });
       expect(r.reason).toBe('below_min_rate');
-      expect(r.hint).toMatchObject({ min_fare_usd_minor: MIN_FARE_USD_MINOR });
+      expect(r.hint).toMatchObject({ min_fare: MIN_FARE_USD_MINOR / 100, currency: 'USD' });
     }
+  });
+
+  it('when a journey declines below_min_rate for an LKR or EUR quote, then the hint gives the minimum fare in that currency, converted as offers are', () => {
+    const short = { pickup: { lat: 6.9355, lon: 79.8487 }, dropoff: { lat: 6.9445, lon: 79.8487 } };
+    // $21.00 at 300.50 LKR and 0.92 EUR to the dollar.
+    expect(declined({ ...short, currency: 'LKR' }).hint).toMatchObject({ min_fare: (MIN_FARE_USD_MINOR * 300.5) / 100, currency: 'LKR' });
+    expect(declined({ ...short, currency: 'EUR' }).hint).toMatchObject({ min_fare: 19.32, currency: 'EUR' });
+    const lkr = declined({ ...short, currency: 'LKR' }).hint!;
+    expect(lkr).not.toHaveProperty('min_fare_usd_minor');
+    expect(lkr.journey_rate as number).toBeLessThan(lkr.min_fare as number);
   });
 
   it('when pickup and dropoff are the same place, then below_min_rate', () => {

@@ -61,6 +61,24 @@ describe('Webhook targets', () => {
     });
   });
 
+  it('when a sandbox endpoint is refused a private address the setting would allow, then the message names WEBHOOKS_ALLOW_PRIVATE_TARGETS; otherwise it does not', async () => {
+    const resolve = dns({ 'intranet.example.com': ['10.0.0.1'], 'metadata.example.com': ['169.254.169.254'] });
+    const setting = '; the setting WEBHOOKS_ALLOW_PRIVATE_TARGETS=true lets sandbox endpoints reach private and loopback addresses';
+    const message = (raw: string, env: 'sandbox' | 'production') =>
+      checkTargetUrl(raw, env, false, resolve).then(
+        () => null,
+        (e: { details: { fields: Array<{ field: string; message: string }> } }) => e.details.fields[0].message,
+      );
+    expect(await message('http://127.0.0.1:8080/hooks', 'sandbox')).toBe(`must reach a public address: 127.0.0.1 is not a public address (loopback)${setting}`);
+    expect(await message('http://intranet.example.com/', 'sandbox')).toBe(
+      `must reach a public address: intranet.example.com resolves to 10.0.0.1 is not a public address (private)${setting}`,
+    );
+    // Not for production endpoints (never allowed), nor for what the setting does not open.
+    expect(await message('https://127.0.0.1/hooks', 'production')).toBe('must reach a public address: 127.0.0.1 is not a public address (loopback)');
+    expect(await message('http://metadata.example.com/', 'sandbox')).not.toContain('WEBHOOKS_ALLOW_PRIVATE_TARGETS');
+    expect(await message('http://nowhere.example.com/', 'sandbox')).toBe('must reach a public address: nowhere.example.com does not resolve');
+  });
+
   it('when the socket looks a host up, then it gets only checked addresses (one, or all when racing families), or an error naming the refused one', async () => {
     const lookup = guardedLookup(false, dns({ good: ['93.184.215.14', '2606:4700::1111'], bad: ['93.184.215.14', '10.0.0.1'] }));
     const call = (host: string, options: object) =>
