@@ -259,6 +259,8 @@ export async function exerciseEveryPath(s: Surfaces): Promise<void> {
 
   // Background passes, then the operator's reading of what happened.
   await s.deliver();
+  // The partner's integration report: its requests and these webhook delivery attempts, read back from the audit log.
+  must(await call('GET', '/transfers/v1/test_helpers/integration_report', { key: test.key }), 200);
   const outbox = must(await call('GET', '/ops/v1/outbox?status=pending&limit=10', { op: true }), 200);
   must(await call('GET', `/ops/v1/outbox?order_id=${orderId}`, { op: true }), 200);
   for (const q of ['status=attention&kind=webhook', `partner_id=${pid}`, `endpoint_id=${hook.id}&status=retrying`])

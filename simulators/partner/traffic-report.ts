@@ -116,7 +116,8 @@ ${rows}
 <h2>Provoking what was not seen</h2>
 <ul class="nc"><li>Send <code>Sandbox-Simulate: service_unavailable</code>, <code>rate_limited</code> or <code>idempotency_in_progress</code> on the first attempt of a request, and let your client retry as it would.</li>
 <li>Expire an offer with <code>POST /test_helpers/offers/{offer_id}/expire</code>, then book it.</li>
-<li>Ask for a pickup under 24 hours ahead to be declined <code>short_notice</code>.</li></ul>
+<li>Ask for a pickup under 24 hours ahead to be declined <code>short_notice</code>.</li>
+<li>Register a sandbox webhook endpoint (<code>POST /webhook_endpoints</code>) to have its answers graded, then book, or send it a ping with <code>POST /webhook_endpoints/{endpoint_id}/test</code>.</li></ul>
 </main>
 </body>
 </html>

@@ -271,3 +271,46 @@ const trafficStmt = sql(`
 export async function partnerTraffic(db: Sql, partnerId: string, env: string, since: Date, limit: number): Promise<TrafficRow[]> {
   return (await db.query<TrafficRow>(trafficStmt, [partnerId, env, since, limit])).map((r) => ({ ...r, at: new Date(r.at) }));
 }
+
+/** One attempt to deliver a webhook to one of a partner's endpoints, as the integration report reads it. */
+export interface WebhookAttemptRow {
+  at: Date;
+  durationMs: number;
+  /** outbox_<id>_a<attempt> */
+  requestId: string;
+  /** The endpoint's URL (redacted), or webhook_endpoints/<id> for an attempt not sent. */
+  url: string;
+  status: number | null;
+  error: string | null;
+  attempt: number | null;
+  endpointId: string | null;
+  eventId: string | null;
+  eventType: string | null;
+  /** The booking whose event it delivered (null for a ping). */
+  bookingRef: string | null;
+}
+
+// The attempts are the partner's audit rows of surface `webhooks` (its index on (partner_id, id), as for the traffic);
+// each names its delivery (outbox_<id>_a<n>), whose event names the booking: one primary-key lookup each (LATERAL with
+// LIMIT stays a parameterised nested loop). Once retention has purged the event (30 days), the delivered body says it.
+const webhookAttemptsStmt = sql(`
+  select a.at, a.duration_ms as "durationMs", a.request_id as "requestId", a.path as url, a.status, a.error, a.attempt,
+         d.endpoint_id as "endpointId", coalesce(d.event_id, a.request_headers ->> 'webhook-id') as "eventId",
+         coalesce(d.type, a.request_body ->> 'type') as "eventType", coalesce(d.booking_ref, a.request_body #>> '{data,booking,booking_ref}') as "bookingRef"
+  from (
+    select id, at, duration_ms, request_id, path, status, error, attempt, request_headers, request_body
+    from audit_log
+    where partner_id = $1 and env = $2 and surface = 'webhooks' and direction = 'outbound' and at >= $3
+    order by id desc
+    limit $4) a
+  left join lateral (
+    select o.endpoint_id, e.event_id, e.type, e.booking_ref
+    from outbox o join webhook_events e on e.event_id = o.event_id
+    where o.id = substring(a.request_id from '^outbox_([0-9]{1,18})_a[0-9]+$')::bigint and o.kind = 'webhook'
+    limit 1) d on true
+  order by a.id`);
+
+/** A partner's webhook delivery attempts in one environment since a time, oldest first (the latest `limit` of them). */
+export async function partnerWebhookAttempts(db: Sql, partnerId: string, env: string, since: Date, limit: number): Promise<WebhookAttemptRow[]> {
+  return (await db.query<WebhookAttemptRow>(webhookAttemptsStmt, [partnerId, env, since, limit])).map((r) => ({ ...r, at: new Date(r.at) }));
+}

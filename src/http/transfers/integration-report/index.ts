@@ -1,14 +1,16 @@
 /**
  * A partner's integration graded from its own sandbox traffic (the audit log): not what our bundled client does, but
- * what theirs did, judged by the HTTP answers it got (409, 410, 429, 503…) and what it sent next. Each requirement
- * (a Check, one module each) looks for the situations it is about in the requests, in order; a requirement whose
- * situation never arose is `not_seen` (the partner can provoke it with Sandbox-Simulate or the test helpers).
+ * what theirs did, judged by the HTTP answers it got (409, 410, 429, 503…) and what it sent next, and by how its
+ * webhook endpoints answered our deliveries (audited too). Each requirement (a Check, one module each) looks for the
+ * situations it is about in the requests, in order; a requirement whose situation never arose is `not_seen` (the
+ * partner can provoke it with Sandbox-Simulate or the test helpers), as is one that does not apply to the partner.
  */
 import type { Sql } from '../../../data/database';
-import { partnerTraffic } from '../../../data/repositories/audit-repository';
+import { partnerTraffic, partnerWebhookAttempts } from '../../../data/repositories/audit-repository';
 import { sandboxOnly } from '../../../domain/quotes/sandbox';
+import { listPartnerEndpoints } from '../../../domain/webhooks/endpoints';
 import { runCheck, type Check } from './check';
-import type { IntegrationReport, RequirementStatus, TrafficRequest } from './report-types';
+import type { IntegrationReport, RequirementStatus, TrafficRequest, Webhooks } from './report-types';
 import { pathOf } from './traffic';
 import { idempotencyKeyOnBookings } from './idempotency-key-on-bookings';
 import { retryReusesKey } from './retry-reuses-key';
@@ -17,8 +19,10 @@ import { noBlind4xxRetries } from './no-blind-4xx-retries';
 import { expiredOffersRequoted } from './expired-offers-requoted';
 import { declinesHandled } from './declines-handled';
 import { bookingsReadBack } from './bookings-read-back';
+import { partnerReferenceUnique } from './partner-reference-unique';
+import { webhooksAcknowledged } from './webhooks-acknowledged';
 
-export type { Evidence, IntegrationReport, Requirement, RequirementId, RequirementStatus, TrafficRequest } from './report-types';
+export type { Evidence, IntegrationReport, Requirement, RequirementId, RequirementStatus, TrafficRequest, WebhookAttempt, Webhooks } from './report-types';
 
 /** The requirements, in the order the report lists them. */
 const CHECKS: readonly Check[] = [
@@ -29,9 +33,11 @@ const CHECKS: readonly Check[] = [
   expiredOffersRequoted,
   declinesHandled,
   bookingsReadBack,
+  partnerReferenceUnique,
+  webhooksAcknowledged,
 ];
 
-/** How far back a report reads by default, and how many requests at most (the latest). */
+/** How far back a report reads by default, and how many requests (and webhook delivery attempts) at most: the latest. */
 export const DEFAULT_WINDOW_MS = 7 * 24 * 3600_000;
 export const MAX_REQUESTS = 5_000;
 
@@ -45,13 +51,19 @@ export async function integrationReport(
   sandboxOnly(scope.env);
   const from = since ?? new Date(now.getTime() - DEFAULT_WINDOW_MS);
   const rows = await partnerTraffic(db, scope.partnerId, scope.env, from, MAX_REQUESTS);
-  return gradeIntegration(rows, { from, to: now });
+  const attempts = await partnerWebhookAttempts(db, scope.partnerId, scope.env, from, MAX_REQUESTS);
+  const endpoints = (await listPartnerEndpoints(db, scope)).data.length;
+  return gradeIntegration(rows, { from, to: now }, { endpoints, attempts });
 }
 
-/** Grades the requests (oldest first). Pure. */
-export function gradeIntegration(all: TrafficRequest[], window: { from: Date; to: Date }): IntegrationReport {
+/** Grades the requests (oldest first) and the webhook deliveries (none, and no endpoint, unless given). Pure. */
+export function gradeIntegration(
+  all: TrafficRequest[],
+  window: { from: Date; to: Date },
+  webhooks: Webhooks = { endpoints: 0, attempts: [] },
+): IntegrationReport {
   const rows = all.filter(graded);
-  const requirements = CHECKS.map((check) => runCheck(check, rows));
+  const requirements = CHECKS.map((check) => runCheck(check, rows, webhooks));
   const count = (s: RequirementStatus) => requirements.filter((r) => r.status === s).length;
   return {
     window: { from: window.from.toISOString(), to: window.to.toISOString() },

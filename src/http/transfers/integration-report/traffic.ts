@@ -1,6 +1,6 @@
 /** What the checks ask of a recorded request, its answer, and the requests after it. */
 import { jsonFingerprint } from '../../../shared/canonical-json';
-import type { TrafficRequest } from './report-types';
+import type { TrafficRequest, WebhookAttempt } from './report-types';
 
 /** A retry is the same request again within this long of the answer it retries. */
 const RETRY_WINDOW_MS = 10 * 60_000;
@@ -50,3 +50,10 @@ export function nextMatching(rows: TrafficRequest[], i: number, same: (r: Traffi
   for (let j = i + 1; j < rows.length && rows[j].at.getTime() <= limit; j++) if (same(rows[j])) return rows[j];
   return undefined;
 }
+
+/** A webhook delivery attempt its endpoint answered 2xx (within the timeout: a later answer is a timeout error). */
+export const answered2xx = (a: WebhookAttempt) => a.status !== null && a.status >= 200 && a.status < 300;
+
+/** `booking.confirmed evt_… (booking GM32DFCW), attempt 2, to https://…` */
+export const describeDelivery = (a: WebhookAttempt) =>
+  `${a.eventType ?? 'event'}${a.eventId ? ` ${a.eventId}` : ''}${a.bookingRef ? ` (booking ${a.bookingRef})` : ''}, attempt ${a.attempt ?? '?'}, to ${a.url}`;
