@@ -186,6 +186,14 @@ export async function exerciseEveryPath(s: Surfaces): Promise<void> {
     const events = must(await call('GET', '/transfers/v1/events?limit=2', { key }), 200);
     must(await call('GET', `/transfers/v1/events?type=booking.cancelled&after=${events.data[0].id}`, { key }), 200);
     must(await call('POST', `/transfers/v1/events/${events.data[0].id}/redeliver`, { key }), 202);
+    // The workbench: the request log (filtered, paged), one exchange, a booking's timeline, the deliveries.
+    const log = must(await call('GET', '/transfers/v1/requests?limit=5', { key }), 200);
+    must(await call('GET', `/transfers/v1/requests?limit=5&before=${log.next}`, { key }), 200);
+    must(await call('GET', '/transfers/v1/requests?status=4xx&path_prefix=/transfers/v1/bookings', { key }), 200);
+    must(await call('GET', `/transfers/v1/requests/${log.data[0].request_id}`, { key }), 200);
+    must(await call('GET', `/transfers/v1/bookings/${b.booking_ref}/timeline`, { key }), 200);
+    must(await call('GET', `/transfers/v1/webhook_deliveries?limit=5${key === test.key ? `&endpoint_id=${hook.id}` : ''}`, { key }), 200);
+    must(await call('GET', `/transfers/v1/webhook_deliveries?booking_ref=${b.booking_ref}&status=delivered`, { key }), 200);
   }
 
   // The marketplace: supplier calls, orders, callbacks.

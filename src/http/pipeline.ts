@@ -33,6 +33,8 @@ type Outcome = 'committed' | 'not_written' | 'conflict' | 'stale' | 'rate_limite
 export function pipeline(surface: Surface, deps: Deps) {
   return async (req: IncomingMessage & { originalUrl?: string; ip?: string }, res: ServerResponse): Promise<void> => {
     const started = process.hrtime.bigint();
+    // The audit row's time: the wall clock at arrival, as the database's own clock stamps rows (never a test's clock).
+    const arrived = new Date();
     const url = req.originalUrl ?? req.url ?? '/';
     const requestId = newRequestId();
     // Arrived after shutdown began: refused, not run (requests already running, or still uploading, finish).
@@ -178,6 +180,7 @@ export function pipeline(surface: Surface, deps: Deps) {
         client: clientAddress ?? null,
         operatorId: ctx.operator?.operatorId ?? null,
         traceId: ctx.traceId ?? null,
+        at: arrived,
       };
       // A 429 commits nothing but its audit row, and the assertion that the caller's credentials are as it knew them:
       // a limit an operator changed meanwhile is then read afresh (the request runs again) instead of refused on.

@@ -85,13 +85,21 @@ export async function enqueueOrReplace(tx: Sql, m: NewMessage, now: Date): Promi
   return (await tx.query<{ id: string }>(latest, [m.kind, m.orderId, JSON.stringify(m.payload), m.dedupeKey, m.maxAttempts, now]))[0];
 }
 
+// A webhook delivery waits while an earlier event of its booking (lower sequence; a redelivery of the same one
+// sent earlier) is still pending for the same endpoint: being tried, or waiting for its retry. Delivered or given up
+// (failed), it no longer holds the next one back. The probe reads the statement's snapshot: an earlier delivery
+// whose outcome commits meanwhile is seen pending, so the next one waits for the following pass, never the reverse.
 const claim = sql(`
   update outbox set locked_until = $2, attempts = attempts + 1, updated_at = $1
   where id in (
-    select id from outbox
-    where status = 'pending' and next_attempt_at <= $1 and (locked_until is null or locked_until < $1) and kind = any ($4::text[])
-    order by id limit $3
-    for update skip locked)
+    select o.id from outbox o
+    where o.status = 'pending' and o.next_attempt_at <= $1 and (o.locked_until is null or o.locked_until < $1) and o.kind = any ($4::text[])
+      and (o.booking_ref is null or not exists (
+        select 1 from outbox e
+        where e.endpoint_id = o.endpoint_id and e.booking_ref = o.booking_ref and e.status = 'pending'
+          and (e.sequence < o.sequence or (e.sequence = o.sequence and e.id < o.id))))
+    order by o.id limit $3
+    for update of o skip locked)
   returning id::text as id, kind, payload, attempts, max_attempts as "maxAttempts", event_id as "eventId", endpoint_id as "endpointId"`);
 
 export interface ClaimedRow {

@@ -22,10 +22,14 @@ export interface NewEvent {
 const EVENT_VALUES = '$1::text, $2::text, $3::text, $4::text, $5::text, $6::int, $7::json, $8::timestamptz';
 const eventParams = (e: NewEvent) => [e.eventId, e.partnerId, e.env, e.type, e.bookingRef, e.sequence, e.payload, e.createdAt];
 
-/** A delivery (outbox message of kind `webhook`) per endpoint of the event's partner and environment that `target` selects. */
+/**
+ * A delivery (outbox message of kind `webhook`) per endpoint of the event's partner and environment that `target`
+ * selects, carrying the event's booking and sequence: the claim delivers a booking's events to an endpoint in order.
+ */
 const deliveries = (source: string, target: string, maxAttempts: string, now: string) => `
-  insert into outbox (kind, payload, status, attempts, max_attempts, next_attempt_at, created_at, updated_at, event_id, endpoint_id)
-  select 'webhook', '{}'::jsonb, 'pending', 0, ${maxAttempts}::int, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz, v.event_id, w.endpoint_id
+  insert into outbox (kind, payload, status, attempts, max_attempts, next_attempt_at, created_at, updated_at, event_id, endpoint_id, booking_ref, sequence)
+  select 'webhook', '{}'::jsonb, 'pending', 0, ${maxAttempts}::int, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz, v.event_id, w.endpoint_id,
+    v.booking_ref, v.sequence
   from ${source} v join webhook_endpoints w on w.partner_id = v.partner_id and w.env = v.env and w.status = 'enabled' and ${target}
   returning id::text as id, endpoint_id as "endpointId"`;
 
@@ -39,7 +43,7 @@ const SUBSCRIBED = 'v.type = any (w.events)';
 export function eventWrite(e: NewEvent, maxAttempts: number, after?: string): Write {
   return {
     ctes: [
-      `event_in as (insert into webhook_events (event_id, partner_id, env, type, booking_ref, sequence, payload, created_at) select ${EVENT_VALUES}${after ? ` from ${after}` : ''} returning event_id, partner_id, env, type)`,
+      `event_in as (insert into webhook_events (event_id, partner_id, env, type, booking_ref, sequence, payload, created_at) select ${EVENT_VALUES}${after ? ` from ${after}` : ''} returning event_id, partner_id, env, type, booking_ref, sequence)`,
       `event_out as (${deliveries('event_in', SUBSCRIBED, '$9', '$8')})`,
     ],
     params: [...eventParams(e), maxAttempts],
@@ -48,7 +52,7 @@ export function eventWrite(e: NewEvent, maxAttempts: number, after?: string): Wr
 
 const insertEventStmt = (target: string) =>
   sql(`
-  with event_in as (insert into webhook_events (event_id, partner_id, env, type, booking_ref, sequence, payload, created_at) values (${EVENT_VALUES}) returning event_id, partner_id, env, type),
+  with event_in as (insert into webhook_events (event_id, partner_id, env, type, booking_ref, sequence, payload, created_at) values (${EVENT_VALUES}) returning event_id, partner_id, env, type, booking_ref, sequence),
   event_out as (${deliveries('event_in', target, '$9', '$8')})
   select id, "endpointId" from event_out`);
 const insertToSubscribers = insertEventStmt(SUBSCRIBED);
@@ -66,7 +70,7 @@ export async function insertEvent(tx: Sql, e: NewEvent, maxAttempts: number, end
 
 const redeliverTo = (target: string) =>
   sql(`
-  with event as (select event_id, partner_id, env, type from webhook_events where event_id = $1)
+  with event as (select event_id, partner_id, env, type, booking_ref, sequence from webhook_events where event_id = $1)
   ${deliveries('event', target, '$2', '$3')}`);
 const redeliverToSubscribers = redeliverTo(SUBSCRIBED);
 const redeliverToEndpoint = redeliverTo('w.endpoint_id = $4');
@@ -155,4 +159,70 @@ export async function listEvents(
   if (q.type) params.push(q.type);
   if (q.after) params.push(q.after.tx, q.after.id);
   return db.query<EventRow>(stmt, params);
+}
+
+export interface BookingEventRow {
+  eventId: string;
+  type: string;
+  sequence: number;
+  createdAt: Date;
+}
+
+const ofBooking = sql(`
+  select event_id as "eventId", type, sequence, created_at as "createdAt" from webhook_events
+  where partner_id = $1 and env = $2 and booking_ref = $3 and booking_ref is not null
+  order by sequence`);
+
+/** A booking's events, in sequence. */
+export async function bookingEvents(db: Sql, scope: { partnerId: string; env: Env }, bookingRef: string): Promise<BookingEventRow[]> {
+  return db.query<BookingEventRow>(ofBooking, [scope.partnerId, scope.env, bookingRef]);
+}
+
+/** A webhook delivery as its partner sees it. */
+export interface DeliveryRow {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  type: string;
+  bookingRef: string | null;
+  sequence: number | null;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: number;
+  lastStatus: number | null;
+  lastError: string | null;
+  nextAttemptAt: Date;
+  deliveredAt: Date | null;
+  createdAt: Date;
+}
+
+export interface DeliveryQuery {
+  limit: number;
+  before?: string;
+  endpointId?: string;
+  eventIds?: readonly string[];
+  status?: 'pending' | 'delivered' | 'failed';
+}
+
+/**
+ * A partner's deliveries in one environment, newest first: through its endpoints (a handful) to their deliveries
+ * (outbox_endpoint_id_index), or those of some events (outbox_event_id_index).
+ */
+export async function listDeliveries(db: Sql, scope: { partnerId: string; env: Env }, q: DeliveryQuery): Promise<DeliveryRow[]> {
+  const k = db.knex;
+  const query = k('outbox as o')
+    .join('webhook_endpoints as w', 'w.endpointId', 'o.endpointId')
+    .join('webhook_events as e', 'e.eventId', 'o.eventId')
+    .select(
+      k.raw(`o.id::text as id, o.endpoint_id as "endpointId", o.event_id as "eventId", e.type, o.booking_ref as "bookingRef", o.sequence, o.status,
+        o.attempts, o.last_status as "lastStatus", o.last_error as "lastError", o.next_attempt_at as "nextAttemptAt", o.delivered_at as "deliveredAt",
+        o.created_at as "createdAt"`),
+    )
+    .where({ 'o.kind': 'webhook', 'w.partnerId': scope.partnerId, 'w.env': scope.env })
+    .orderBy('o.id', 'desc')
+    .limit(q.limit);
+  if (q.before) query.where('o.id', '<', q.before);
+  if (q.endpointId) query.where('o.endpointId', q.endpointId);
+  if (q.eventIds) query.whereIn('o.eventId', q.eventIds);
+  if (q.status) query.where('o.status', q.status);
+  return (await query) as DeliveryRow[];
 }

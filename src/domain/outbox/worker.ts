@@ -188,21 +188,24 @@ export function syntheticExchange(msg: Claimed, error: string, startedAt: Date, 
   };
 }
 
+/** Passes run back to back, at most this many, while each delivers something (a booking's next event waits for its last). */
+const BACK_TO_BACK_PASSES = 20;
+
 /**
  * Runs a pass of each channel every `pollMs` (the next one is scheduled when the previous ends, so passes never
- * overlap in one process). The returned stopper prevents further passes and waits for the one in flight.
+ * overlap in one process). A pass that delivered something is followed at once by another (up to 20): a booking's
+ * events go to an endpoint one after the other, so a burst of them should not wait a poll interval each. The
+ * returned stopper prevents further passes and waits for the one in flight.
  */
 export function startOutboxWorker(deps: WorkerDeps, channels: readonly OutboxChannel[], opts: { pollMs: number }): () => Promise<void> {
+  const drain = async (channel: OutboxChannel) => {
+    for (let n = 0; n < BACK_TO_BACK_PASSES; n += 1) {
+      const done = await deliverChannelOnce(deps, channel);
+      if (done.delivered + done.retried + done.failed) deps.logger.info({ channel: channel.name, ...done }, 'outbox pass');
+      if (done.delivered === 0) return;
+    }
+  };
   const pass = () =>
-    Promise.all(
-      channels.map((channel) =>
-        deliverChannelOnce(deps, channel).then(
-          (done) => {
-            if (done.delivered + done.retried + done.failed) deps.logger.info({ channel: channel.name, ...done }, 'outbox pass');
-          },
-          (err) => deps.logger.warn({ err, channel: channel.name }, 'outbox pass failed; will retry'),
-        ),
-      ),
-    );
+    Promise.all(channels.map((channel) => drain(channel).catch((err) => deps.logger.warn({ err, channel: channel.name }, 'outbox pass failed; will retry'))));
   return runEvery(pass, opts.pollMs);
 }

@@ -13,3 +13,11 @@ export const BOOKING_EVENT_TYPES = [
 ] as const;
 export type BookingEventType = (typeof BOOKING_EVENT_TYPES)[number];
 export type EventType = BookingEventType | 'ping';
+
+const KNOWN: ReadonlySet<string> = new Set<string>([...BOOKING_EVENT_TYPES, 'ping']);
+
+/** A stored event's type, checked (the column holds only these: see the migrations' check constraint). */
+export function eventType(stored: string): EventType {
+  if (!KNOWN.has(stored)) throw new Error(`unknown event type in the store: ${stored}`);
+  return stored as EventType;
+}

@@ -41,9 +41,10 @@ describe(`Webhook endpoints (${backend})`, () => {
     // Only endpoints subscribed to a type are owed its events.
     const booking = await bookTransfer(call, p.testKey);
     await call('POST', `/transfers/v1/bookings/${booking.booking_ref}/cancel`, { key: p.testKey });
-    await deliver();
-    // The booking's two events went out in one pass, in parallel: in either order.
-    expect(one.rx.deliveries.map((d) => d.event?.type).sort()).toEqual(['booking.cancelled', 'booking.confirmed', 'ping']);
+    // A booking's events go to an endpoint in order: booking.cancelled waits for booking.confirmed's delivery.
+    expect(await deliver()).toEqual({ delivered: 2, retried: 0, failed: 0 });
+    expect(await deliver()).toEqual({ delivered: 1, retried: 0, failed: 0 });
+    expect(one.rx.deliveries.map((d) => d.event?.type)).toEqual(['ping', 'booking.confirmed', 'booking.cancelled']);
     expect(two.rx.deliveries.map((d) => d.event?.type)).toEqual(['booking.cancelled']);
 
     const confirmed = one.rx.deliveries.find((d) => d.event?.type === 'booking.confirmed')!;

@@ -11,6 +11,7 @@ import { amendBooking, applyBookingChange, createChangeQuote, getCancellation } 
 import { getStatement } from './statements';
 import { getContractJson, getContractYaml, getPostmanCollection } from './contract';
 import { getIntegrationReport } from './integration-report';
+import { getBookingTimeline, getRequest, listRequests, listWebhookDeliveries } from './workbench';
 import {
   createWebhookEndpoint,
   deleteWebhookEndpoint,
@@ -49,4 +50,8 @@ export const operations = {
   testWebhookEndpoint,
   listEvents,
   redeliverEvent,
+  listWebhookDeliveries,
+  listRequests,
+  getRequest,
+  getBookingTimeline,
 };
