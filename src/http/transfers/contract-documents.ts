@@ -1,11 +1,12 @@
 import yaml from 'js-yaml';
 import { loadContract } from '../surface';
 import type { Document } from '../types';
+import { postmanCollection } from './postman-collection';
 
 /**
  * The Transfers contract as this deployment serves it: `servers` names this deployment (PUBLIC_BASE_URL), and
  * examples written as references to `components.examples` are inlined so that every renderer and converter shows
- * them. Built once, at start; the Postman collection is generated on first request.
+ * them. Built once, at start; the Postman collection (postman-collection.ts) is generated on first request.
  */
 export interface ContractDocuments {
   json: Document;
@@ -64,44 +65,4 @@ function inlineExampleRefs(node: unknown, examples: Record<string, { value: unkn
     out[k] = m && examples[m[1]] ? examples[m[1]].value : inlineExampleRefs(v, examples);
   }
   return out;
-}
-
-/**
- * One request per operation, in folders by tag, the key as the collection's bearer token `{{bearerToken}}`.
- * Optional parameters (Sandbox-Simulate, Idempotency-Key…) are there but off, to switch on where wanted.
- */
-function postmanCollection(contract: object): Promise<object> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const converter = require('openapi-to-postmanv2') as {
-    convert(
-      input: { type: 'json'; data: object },
-      options: object,
-      cb: (err: Error | null, r: { result: boolean; reason?: string; output: Array<{ data: object }> }) => void,
-    ): void;
-  };
-  return new Promise((resolve, reject) =>
-    converter.convert(
-      { type: 'json', data: contract },
-      { folderStrategy: 'Tags', requestParametersResolution: 'Example', exampleParametersResolution: 'Example', enableOptionalParameters: false },
-      (err, r) => {
-        if (err) reject(err);
-        else if (!r.result) reject(new Error(`postman conversion: ${r.reason}`));
-        else resolve(withFreshIdempotencyKeys(r.output[0].data));
-      },
-    ),
-  );
-}
-
-type PostmanItem = { item?: PostmanItem[]; request?: { header?: Array<{ key: string; value: string; disabled?: boolean }> } };
-
-/** Every Idempotency-Key header on, with a new UUID per send (Postman's `{{$guid}}`): the safe default. */
-function withFreshIdempotencyKeys<T extends object>(collection: T): T {
-  const walk = (items: PostmanItem[] = []) => {
-    for (const it of items) {
-      walk(it.item);
-      for (const h of it.request?.header ?? []) if (h.key.toLowerCase() === 'idempotency-key') Object.assign(h, { value: '{{$guid}}', disabled: false });
-    }
-  };
-  walk((collection as { item?: PostmanItem[] }).item);
-  return collection;
 }

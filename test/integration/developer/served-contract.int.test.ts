@@ -60,7 +60,8 @@ describe('The Transfers contract, served by the deployment', () => {
     const c = r.body;
     expect(c.info.schema).toMatch(/schema\.getpostman\.com\/json\/collection\/v2\.1\.0/);
     expect(c.variable).toContainEqual(expect.objectContaining({ key: 'baseUrl', value: `${PUBLIC_BASE_URL}/transfers/v1` }));
-    expect(c.auth).toEqual({ type: 'bearer', bearer: [{ key: 'token', value: '{{bearerToken}}' }] });
+    expect(c.auth).toEqual({ type: 'bearer', bearer: [{ key: 'token', value: '{{apiKey}}', type: 'string' }] });
+    expect(c.variable).toContainEqual(expect.objectContaining({ key: 'apiKey', value: '' }));
     type Item = {
       item?: Item[];
       request?: { method: string; url: { host: string[]; path: string[] }; header?: Array<{ key: string; value: string; disabled?: boolean }> };
