@@ -65,9 +65,12 @@ function partnerRequests(db: Sql, scope: PartnerScope, columns: string): Knex.Qu
     .where('at', '>=', scope.since);
 }
 
-/** Newest first, its own reads left out. The builder's rows are untyped: read as the columns above name them. */
+/**
+ * Newest first, its own reads left out. The builder's rows are untyped: read as the columns above name them. Ordered
+ * by `audit_log.id`, qualified: a bare `id` would name the text column `id::text as id` (and sort "9" after "28").
+ */
 export async function listPartnerRequests(db: Sql, scope: PartnerScope, q: RequestQuery): Promise<RequestRow[]> {
-  const query = partnerRequests(db, scope, SUMMARY).whereRaw('path !~ ?', [OWN_READS]).orderBy('id', 'desc').limit(q.limit);
+  const query = partnerRequests(db, scope, SUMMARY).whereRaw('path !~ ?', [OWN_READS]).orderBy('audit_log.id', 'desc').limit(q.limit);
   if (q.before) query.where('id', '<', q.before);
   if (q.status) query.where('status', '>=', q.status.from).where('status', '<', q.status.to);
   if (q.pathPrefix) query.whereLike('path', `${escapeLike(q.pathPrefix)}%`);
@@ -76,7 +79,7 @@ export async function listPartnerRequests(db: Sql, scope: PartnerScope, q: Reque
 
 /** One of the partner's requests, with its exchange (the newest row of that id, should a client have reused one). */
 export async function findPartnerRequest(db: Sql, scope: PartnerScope, requestId: string): Promise<RequestDetailRow | undefined> {
-  const rows = (await partnerRequests(db, scope, DETAIL).where('requestId', requestId).orderBy('id', 'desc').limit(1)) as RequestDetailRow[];
+  const rows = (await partnerRequests(db, scope, DETAIL).where('requestId', requestId).orderBy('audit_log.id', 'desc').limit(1)) as RequestDetailRow[];
   return rows[0];
 }
 
@@ -88,14 +91,15 @@ export async function findPartnerRequest(db: Sql, scope: PartnerScope, requestId
 export async function bookingRequests(db: Sql, scope: PartnerScope, bookingRef: string, limit: number): Promise<RequestRow[]> {
   const exact = String.raw`^/transfers/v1/(test_helpers/)?bookings/${bookingRef}([/?]|$)`;
   const query = partnerRequests(db, scope, SUMMARY)
-    .where((w) =>
-      w
-        .where((p) => p.whereLike('path', `/transfers/v1/bookings/${bookingRef}%`).orWhereLike('path', `/transfers/v1/test_helpers/bookings/${bookingRef}%`))
-        .whereRaw('path ~ ?', [exact])
-        .orWhereRaw(`(response_body ->> 'booking_ref') = ? and (response_body ->> 'booking_ref') is not null`, [bookingRef]),
-    )
+    // The prefixes reach audit_log_path_index, the pattern makes them exact; the answer reaches audit_log_booking_ref_index.
+    .whereRaw(`(((path like ? or path like ?) and path ~ ?) or ((response_body ->> 'booking_ref') = ? and (response_body ->> 'booking_ref') is not null))`, [
+      `/transfers/v1/bookings/${bookingRef}%`,
+      `/transfers/v1/test_helpers/bookings/${bookingRef}%`,
+      exact,
+      bookingRef,
+    ])
     .whereRaw('path !~ ?', [OWN_READS])
-    .orderBy('id', 'asc')
+    .orderBy('audit_log.id', 'asc')
     .limit(limit);
   return (await query) as RequestRow[];
 }

@@ -118,7 +118,7 @@ describe(`Webhooks in order per booking and endpoint (${backend})`, () => {
 
   it("when one booking's event is being retried, then another booking's events to the same endpoint are delivered meanwhile", async () => {
     const p = await h.ops.partnerWithKeys('Two Bookings Partner');
-    const { rx, id } = await h.endpoint(p.testKey);
+    const { rx } = await h.endpoint(p.testKey);
     const stuck = await bookTransfer(call, p.testKey);
     rx.setResponder((d) => (bookingOf(d) === stuck.booking_ref ? 503 : 200));
     const other = await bookTransfer(call, p.testKey);
