@@ -1,11 +1,17 @@
 // @ts-check
 /*
  * The reference console: the Transfers contract rendered by Swagger UI (served by the service itself), a key box
- * that takes sandbox keys only (key.js), and a four-step flow (flow.js). Native ES modules, served as they are;
- * Swagger UI's bundle is a classic script that runs before them. `npm run typecheck:web` checks them.
+ * that takes sandbox keys only (key.js), a four-step flow (flow.js), and the workbench's tabs (workbench.js): the
+ * partner's own requests (requests.js), webhooks (webhooks.js) and a booking's timeline (timeline.js). Native ES
+ * modules, served as they are; Swagger UI's bundle is a classic script that runs before them. `npm run
+ * typecheck:web` checks them.
  */
 import { setUpFlow } from './flow.js';
-import { $, API, guard, haveKey, held, keyInput, LIVE_KEY, LIVE_REFUSED, logout, ROOT, say, call, useKey } from './key.js';
+import { $, API, guard, haveKey, held, keyInput, LIVE_KEY, LIVE_REFUSED, logout, ROOT, say, call, setKey, useKey } from './key.js';
+import { requestsPanel } from './requests.js';
+import { timelinePanel } from './timeline.js';
+import { webhooksPanel } from './webhooks.js';
+import { setUpTabs } from './workbench.js';
 
 /** @typedef {import('../../src/generated/transfers-v1').components['schemas']} Schemas */
 /** @typedef {import('./key.js').HeaderMap} HeaderMap */
@@ -57,7 +63,7 @@ $('key-form').addEventListener('submit', (e) => {
   useKey(keyInput.value);
 });
 $('forget-button').addEventListener('click', () => {
-  held.key = null;
+  setKey(null);
   keyInput.value = '';
   logout();
   say('Key forgotten.', '');
@@ -79,6 +85,9 @@ $('ping-button').addEventListener('click', () => {
 
 // --- the flow --------------------------------------------------------------------------------------------------
 setUpFlow();
+
+// --- the workbench ---------------------------------------------------------------------------------------------
+setUpTabs({ requests: requestsPanel(), webhooks: webhooksPanel(), timeline: timelinePanel() });
 
 // --- the reference ---------------------------------------------------------------------------------------------
 const SwaggerUIBundle = /** @type {Window & { SwaggerUIBundle?: SwaggerUIBundle }} */ (window).SwaggerUIBundle;

@@ -26,6 +26,21 @@ export const LIVE_REFUSED =
 /** The sandbox key in use, and Swagger UI once it is up. @type {{ key: string | null, ui: SwaggerUI | null }} */
 export const held = { key: null, ui: null };
 
+/** @type {Array<() => void>} */
+const keyWatchers = [];
+
+/** Calls `watcher` whenever the key in use changes (taken, replaced, refused or forgotten). @param {() => void} watcher */
+export function onKeyChange(watcher) {
+  keyWatchers.push(watcher);
+}
+
+/** The key every request of the page uses from now on (null: none). @param {string | null} k */
+export function setKey(k) {
+  if (held.key === k) return;
+  held.key = k;
+  keyWatchers.forEach((watcher) => watcher());
+}
+
 /**
  * An element of the page (it has them all); with `type`, also of that kind.
  * @template {HTMLElement} [E=HTMLElement]
@@ -81,7 +96,7 @@ export function useKey(value) {
     return false;
   }
   if (LIVE_KEY.test(k)) {
-    held.key = null;
+    setKey(null);
     logout();
     say(LIVE_REFUSED, 'error');
     return false;
@@ -90,7 +105,7 @@ export function useKey(value) {
     say('That does not look like an API key: keys look like svc_sk_test_<key id>_<secret>.', 'error');
     return false;
   }
-  held.key = k;
+  setKey(k);
   if (held.ui) held.ui.preauthorizeApiKey('bearerKey', k);
   say('Using ' + masked(k) + ' for every request from this page (try-it requests included).', 'ok');
   return true;
@@ -102,7 +117,7 @@ export function haveKey() {
 }
 
 /**
- * One request of the page's own (ping, the flow), guarded like Swagger UI's.
+ * One request of the page's own (ping, the flow, the workbench), guarded like Swagger UI's.
  * @param {string} method
  * @param {string} path
  * @param {unknown} [body]
