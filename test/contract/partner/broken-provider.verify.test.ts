@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { Verifier } from '@pact-foundation/pact';
 import { startTestApp, type TestApp } from '../../support/test-app';
+import { systemClock } from '../../../src/shared/clock';
 import { operator } from '../../support/fixtures';
 import { transfersStates } from '../../../harness/pact/state-handlers/transfers';
 import { certify } from '../../../simulators/partner/certify';
@@ -35,8 +36,10 @@ describe('The partner checks against a service that answers replays with 201', (
   let proxy: Awaited<ReturnType<typeof replayAs201Proxy>>;
 
   beforeAll(async () => {
-    // Slow answers held longer than the certification's client timeout (3 s), as the sandbox's 10 s are.
-    app = await startTestApp({ env: { SANDBOX_SLOW_MS: '4000' } });
+    // Slow answers held longer than the certification's client timeout (3 s), as the sandbox's 10 s are. The real
+    // clock: sandbox endpoints may reach this machine by default now, so the webhook flow runs, and its retry is due
+    // 5 s after the first attempt by the worker's clock.
+    app = await startTestApp({ clock: systemClock, env: { OUTBOX_POLL_MS: '100', SANDBOX_SLOW_MS: '4000' } });
     proxy = await replayAs201Proxy(app.url);
   });
   afterAll(async () => {
