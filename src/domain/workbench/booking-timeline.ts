@@ -10,7 +10,7 @@ import { logScope, type Scope } from './request-log';
  * its events, and each attempt to deliver them, in time order. Read from the audit log (requests, attempts) and the
  * event store, within the request log's 30 days.
  */
-/** A booking's first 500 requests and 1,000 deliveries (a booking rarely sees a tenth of either). */
+// A booking's first 500 requests and 1,000 deliveries (a booking rarely sees a tenth of either).
 const MAX_REQUESTS = 500;
 const MAX_DELIVERIES = 1000;
 
