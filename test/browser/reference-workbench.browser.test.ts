@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { DESKTOP, launchBrowser, screenshot, textSoon, visibleSoon } from '../support/browser';
+import { DESKTOP, launchBrowser, screenshot, textSoon, visibleSoon, watchedPage } from '../support/browser';
 import { backend } from '../support/test-app';
 import { bookTransfer, startWebhookTestApp, type WebhookTestApp } from '../support/webhooks';
 import { systemClock } from '../../src/shared/clock';
@@ -40,19 +40,7 @@ describe(`Reference console workbench: your requests, webhooks, a booking's time
   });
 
   /** A page in Colombo's time zone that records every request it makes and every error it reports. */
-  async function watched(viewport = DESKTOP) {
-    const context = await browser.newContext({ viewport, timezoneId: 'Asia/Colombo' });
-    const page = await context.newPage();
-    const requests: string[] = [];
-    const errors: string[] = [];
-    page.on('request', (r) => requests.push(r.url()));
-    page.on('console', (m) => {
-      if (m.type() === 'error') errors.push(m.text());
-    });
-    page.on('pageerror', (e) => errors.push(String(e)));
-    const outside = () => requests.filter((u) => !u.startsWith(`${h.app.url}/`) && !u.startsWith('data:'));
-    return { page, requests, errors, outside, close: () => context.close() };
-  }
+  const watched = (viewport = DESKTOP) => watchedPage(browser, viewport, { timezoneId: 'Asia/Colombo' });
 
   /** The console with the sandbox key in use. */
   async function openWithKey(page: Page, hash = '') {
@@ -155,7 +143,7 @@ describe(`Reference console workbench: your requests, webhooks, a booking's time
       await screenshot(w.page, 'reference-workbench-requests-desktop', true);
       expect(await phoneShot(w.page, 'reference-workbench-requests-phone')).toBeLessThanOrEqual(0);
 
-      expect(w.outside()).toEqual([]);
+      expect(w.outside(h.app.url)).toEqual([]);
       expect(w.errors).toEqual([]);
     } finally {
       await w.close();
@@ -236,7 +224,7 @@ describe(`Reference console workbench: your requests, webhooks, a booking's time
       await w.page.evaluate('window.scrollTo(0, 0)');
       await screenshot(w.page, 'reference-workbench-webhooks-desktop', true);
       expect(await phoneShot(w.page, 'reference-workbench-webhooks-phone')).toBeLessThanOrEqual(0);
-      expect(w.outside()).toEqual([]);
+      expect(w.outside(h.app.url)).toEqual([]);
       expect(w.errors).toEqual([]);
     } finally {
       await w.close();
@@ -280,7 +268,7 @@ describe(`Reference console workbench: your requests, webhooks, a booking's time
       await w.page.evaluate('window.scrollTo(0, 0)');
       await screenshot(w.page, 'reference-workbench-timeline-desktop', true);
       expect(await phoneShot(w.page, 'reference-workbench-timeline-phone')).toBeLessThanOrEqual(0);
-      expect(w.outside()).toEqual([]);
+      expect(w.outside(h.app.url)).toEqual([]);
       expect(w.errors).toEqual([]);
     } finally {
       await w.close();
@@ -330,7 +318,7 @@ describe(`Reference console workbench: your requests, webhooks, a booking's time
       // Nothing reached the API (only the page's own files were loaded again).
       expect(w.requests.slice(before).filter((u) => !u.includes('/console'))).toEqual([]);
       await visibleSoon(w.page.locator('#panel-timeline'));
-      expect(w.outside()).toEqual([]);
+      expect(w.outside(h.app.url)).toEqual([]);
     } finally {
       await w.close();
     }

@@ -30,8 +30,8 @@ export const PHONE = { width: 390, height: 844 };
  * A page that records every request it makes (so a test can show nothing came from outside the service) and every
  * console error or uncaught exception.
  */
-export async function watchedPage(browser: Browser, viewport = DESKTOP) {
-  const context = await browser.newContext({ viewport });
+export async function watchedPage(browser: Browser, viewport = DESKTOP, opts: { timezoneId?: string } = {}) {
+  const context = await browser.newContext({ viewport, ...opts });
   const page = await context.newPage();
   const requests: string[] = [];
   const errors: string[] = [];
