@@ -4,13 +4,11 @@
  * prefix and paged with `next` ("Older"); a row (click it, or Enter on its path) opens its exchange
  * (GET /requests/{request_id}).
  */
-import { $, call } from './key.js';
-import { cell, cellOf, h, keyReady, message, note, problem, showExchange, statusBadge, timeOf } from './workbench.js';
+import { $ } from './key.js';
+import { cell, cellOf, h, keyReady, message, note, PAGE, readPage, showExchange, statusBadge, timeOf } from './workbench.js';
 
 /** @typedef {import('../../src/generated/transfers-v1').components['schemas']} Schemas */
 /** @typedef {import('./workbench.js').Panel} Panel */
-
-const PAGE = 20;
 
 /** @returns {Panel} */
 export function requestsPanel() {
@@ -76,22 +74,9 @@ export function requestsPanel() {
     }
     older.disabled = true;
     note(line, more ? 'Reading older requests…' : 'Reading your requests…');
-    const read = ++state.reads;
     try {
-      const r = await call('GET', '/requests?limit=' + PAGE + query + (more && state.next ? '&before=' + encodeURIComponent(state.next) : ''));
-      if (read !== state.reads) return; // a later read (another filter, a refresh) answers instead
-      if (r.status !== 200) {
-        note(line, 'The request log answered ' + r.status + ': ' + problem(r), 'error');
-        return;
-      }
-      const list = /** @type {Schemas['RequestList']} */ (r.json);
-      if (!more) {
-        rows.replaceChildren();
-        state.count = 0;
-      }
-      rows.append(...list.data.map(row));
-      Object.assign(state, { loaded: true, query, next: list.next, count: state.count + list.data.length });
-      older.hidden = !list.next;
+      const list = await readPage('/requests', query, more, { state, rows, older, line, what: 'The request log', render: row });
+      if (!list) return;
       if (!state.count) note(line, state.filtered ? 'No request of the last 30 days matches these filters.' : 'No requests from this key in the last 30 days.');
       else
         note(

@@ -5,12 +5,11 @@
  * a Redeliver button (POST /events/{event_id}/redeliver to its endpoint).
  */
 import { $, call } from './key.js';
-import { cell, h, keyReady, message, note, problem, statusBadge, timelineLink, timeOf } from './workbench.js';
+import { cell, h, keyReady, message, note, problem, readPage, statusBadge, timelineLink, timeOf } from './workbench.js';
 
 /** @typedef {import('../../src/generated/transfers-v1').components['schemas']} Schemas */
 /** @typedef {import('./workbench.js').Panel} Panel */
 
-const PAGE = 20;
 /** Every booking event an endpoint can subscribe to: an endpoint with all of them says so in two words. */
 const BOOKING_EVENTS = 10;
 
@@ -105,22 +104,16 @@ export function webhooksPanel() {
     const query = more ? state.query : filters();
     older.disabled = true;
     note(deliveriesLine, more ? 'Reading older deliveries…' : 'Reading deliveries…');
-    const read = ++state.reads;
     try {
-      const r = await call('GET', '/webhook_deliveries?limit=' + PAGE + query + (more && state.next ? '&before=' + encodeURIComponent(state.next) : ''));
-      if (read !== state.reads) return; // a later read (another filter, a refresh) answers instead
-      if (r.status !== 200) {
-        note(deliveriesLine, 'Listing deliveries answered ' + r.status + ': ' + problem(r), 'error');
-        return;
-      }
-      const list = /** @type {Schemas['DeliveryList']} */ (r.json);
-      if (!more) {
-        deliveryRows.replaceChildren();
-        state.count = 0;
-      }
-      deliveryRows.append(...list.data.map(deliveryRow));
-      Object.assign(state, { loaded: true, query, next: list.next, count: state.count + list.data.length });
-      older.hidden = !list.next;
+      const list = await readPage('/webhook_deliveries', query, more, {
+        state,
+        rows: deliveryRows,
+        older,
+        line: deliveriesLine,
+        what: 'Listing deliveries',
+        render: deliveryRow,
+      });
+      if (!list) return;
       note(
         deliveriesLine,
         state.count

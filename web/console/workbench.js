@@ -18,6 +18,42 @@ import { $, call, haveKey, held, keyInput, onKeyChange } from './key.js';
 /** @typedef {Node | string | null | undefined | false} Leaf nothing is added for null, undefined or false */
 /** @typedef {Leaf | Leaf[]} Child */
 
+/** Rows per page of the workbench's lists. */
+export const PAGE = 20;
+
+/** @typedef {{ loaded: boolean, query: string, next: string | null, count: number, reads: number }} ListState */
+
+/**
+ * One page of a newest-first list (`next` passed back as `before`) into `rows`: the first page (`more` false)
+ * replaces them, `more` appends the next older one, and `state` follows. Returns the page, or null when a later read
+ * superseded this one (another filter, a refresh) or the answer was not a 200 (said in `line`, after `what`).
+ * @template T
+ * @param {string} path
+ * @param {string} query the filters, as `&name=value…`
+ * @param {boolean} more
+ * @param {{ state: ListState, rows: HTMLElement, older: HTMLButtonElement, line: HTMLElement, what: string, render: (item: T) => HTMLElement }} list
+ * @returns {Promise<{ data: T[], next: string | null } | null>}
+ */
+export async function readPage(path, query, more, list) {
+  const { state } = list;
+  const read = ++state.reads;
+  const r = await call('GET', path + '?limit=' + PAGE + query + (more && state.next ? '&before=' + encodeURIComponent(state.next) : ''));
+  if (read !== state.reads) return null;
+  if (r.status !== 200) {
+    note(list.line, list.what + ' answered ' + r.status + ': ' + problem(r), 'error');
+    return null;
+  }
+  const page = /** @type {{ data: T[], next: string | null }} */ (r.json);
+  if (!more) {
+    list.rows.replaceChildren();
+    state.count = 0;
+  }
+  list.rows.append(...page.data.map(list.render));
+  Object.assign(state, { loaded: true, query, next: page.next, count: state.count + page.data.length });
+  list.older.hidden = !page.next;
+  return page;
+}
+
 /**
  * An element: h('td', { class: 'x', 'data-label': 'Kind' }, 'text', child, …). Text is always text, never HTML; an
  * attribute that is undefined, null or false is left out.
