@@ -1,16 +1,19 @@
 import pino from 'pino';
-import { holdsSecret, isSecretName, redactString, REDACTED } from './redact';
+import { holdsSecret, isSecretName, redactString, redactTrackingLinks, REDACTED } from './redact';
 
 export type Logger = pino.Logger;
 
+/** A log line's text: secrets and passengers' tracking links redacted. */
+const scrub = (text: string): string => redactTrackingLinks(holdsSecret(text) ? redactString(text) : text);
+
 /** A log record's values with secrets redacted (by shape, by configured value, and by field name). */
 function clean(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return redactString(value);
+  if (typeof value === 'string') return scrub(value);
   if (depth > 8 || value === null || typeof value !== 'object') return value;
   if (value instanceof Error) {
-    const copy = new Error(redactString(value.message));
+    const copy = new Error(scrub(value.message));
     copy.name = value.name;
-    copy.stack = value.stack && redactString(value.stack);
+    copy.stack = value.stack && scrub(value.stack);
     for (const [k, v] of Object.entries(value)) Object.assign(copy, { [k]: isSecretName(k) ? REDACTED : clean(v, depth + 1) });
     return copy;
   }
@@ -22,7 +25,7 @@ function clean(value: unknown, depth = 0): unknown {
 
 /**
  * The service's logger (pino, JSON lines). No secret reaches a log line, wherever it was put: every record's fields
- * and its message pass the same redaction as the audit log before they are written.
+ * and its message pass the same redaction as the audit log (tracking links included) before they are written.
  */
 export function makeLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino(
@@ -32,7 +35,7 @@ export function makeLogger(level: string, destination?: pino.DestinationStream):
       timestamp: pino.stdTimeFunctions.isoTime,
       hooks: {
         logMethod(args, method) {
-          const cleaned = args.map((a) => (typeof a === 'string' ? (holdsSecret(a) ? redactString(a) : a) : clean(a)));
+          const cleaned = args.map((a) => (typeof a === 'string' ? scrub(a) : clean(a)));
           return method.apply(this, cleaned as Parameters<typeof method>);
         },
       },

@@ -9,6 +9,7 @@ import { createHash } from 'node:crypto';
  *   characters: a driver id is `drv_` and 10);
  * - values: the configured secrets that have no shape of their own (OPERATOR_TOKEN, MARKETPLACE_PRIVATE_KEY,
  *   MARKETPLACE_CALLBACK_TOKEN), registered at start (registerSecret);
+ * - in paths, URLs and log lines: passengers' tracking links (`/t/` and a token), by shape (redactTrackingLinks);
  *
  * and, by name, headers, query parameters and JSON fields that carry credentials whatever their value.
  */
@@ -22,6 +23,8 @@ const SHAPES: Array<[RegExp, string]> = [
 ];
 /** A cheap first look: text without any of these holds no secret of a known shape. */
 const SHAPE_HINT = /svc_sk_|whsec_|op_[A-Za-z0-9]{32}|drv_[A-Za-z0-9]{32}/;
+/** The longest text a shape needs to be recognised: an API key (`svc_sk_live_`, its 12-character id, `_`, 40). */
+const LONGEST_SHAPE = 72;
 
 const SECRET_NAME =
   /^(?:authorization|proxy-authorization|cookie|set-cookie|x-api-key|api-key|apikey|x-apikey|privatekey|private-key|private_key|x-callback-token|key|secret|token|password|passwd|pwd|signature|sig|client_secret|credentials?)$|(?:^|[-_])(?:token|secret|password|apikey|api[-_]key|private[-_]?key|access[-_]key)$/i;
@@ -31,9 +34,13 @@ export const isSecretName = (name: string): boolean => SECRET_NAME.test(name);
 const KEY_PREFIX = /^(?:Bearer\s+|Basic\s+)?svc_sk_(?:test|live)_[a-z0-9]+_/i;
 
 const literals = new Set<string>();
+let longestLiteral = 0;
 /** A configured secret without a shape of its own; every occurrence is redacted from then on (8 characters or more). */
 export function registerSecret(value: string | undefined): void {
-  if (value && value.length >= 8) literals.add(value);
+  if (value && value.length >= 8) {
+    literals.add(value);
+    longestLiteral = Math.max(longestLiteral, value.length);
+  }
 }
 
 function hasLiteral(text: string): boolean {
@@ -56,7 +63,9 @@ export function redactString(value: string): string {
 /** A quick test that a JSON text holds nothing to redact, so the common case skips the deep copy. */
 const SECRET_FIELD_IN_JSON =
   /"(?:[^"\\]*[-_])?(?:key|secret|token|password|passwd|pwd|signature|sig|apikey|privatekey|credentials?|authorization|cookie)"\s*:/i;
-export const mayHoldSecrets = (jsonText: string): boolean => SECRET_FIELD_IN_JSON.test(jsonText) || holdsSecret(jsonText);
+// A `\u` escape can spell any of the above (`"\u0073vc_sk_…"`, `"\u0074oken": …`) where the raw text shows none of it: such
+// a body goes the slow way (its parsed value redacted), as does one that shows a secret; any other pays a few scans.
+export const mayHoldSecrets = (jsonText: string): boolean => jsonText.includes('\\u') || SECRET_FIELD_IN_JSON.test(jsonText) || holdsSecret(jsonText);
 
 /** A credential's replacement: an API key keeps its prefix (and scheme), anything else is gone whole. */
 function redactCredential(text: string): string {
@@ -97,7 +106,8 @@ function redactComponent(raw: string): string {
  * credentials (`apikey`, `access_token`, `token`, …) redacted whatever they hold. Everything else stays byte for
  * byte as received.
  */
-export function redactUrl(url: string): string {
+export function redactUrl(raw: string): string {
+  const url = redactTrackingLinks(raw);
   const q = url.indexOf('?');
   let path = redactString(q < 0 ? url : url.slice(0, q));
   if (path.includes('%')) path = path.split('/').map(redactComponent).join('/');
@@ -137,9 +147,18 @@ const NAMED_IN_JSON = /("(?:[^"\\]|\\.)*"\s*:\s*)"((?:[^"\\]|\\.)*)"/g;
 const NAMED_IN_FORM = /(^|[&?;\s])([A-Za-z0-9_.-]+)(\s*=\s*)([^&;\s"]+)/g;
 const NAMED_HEADER_LINE = /^([A-Za-z0-9_-]+)([ \t]*:[ \t]*)([^\r\n]*)/gm;
 
+/** `\u0073` → `s`, for the characters secrets and names are made of, so an escape hides nothing from the nets. */
+function unescapedAscii(text: string): string {
+  if (!text.includes('\\u')) return text;
+  return text.replace(/\\u00([2-7][0-9a-fA-F])/g, (all, hex: string) => {
+    const c = String.fromCharCode(parseInt(hex, 16));
+    return /[\w+/=-]/.test(c) ? c : all;
+  });
+}
+
 /** Text that is not JSON we could parse (a broken body, the head of a refused one): shapes, values and named fields. */
 export function redactText(text: string): string {
-  let out = redactString(text);
+  let out = redactString(unescapedAscii(text));
   out = out.replace(NAMED_IN_JSON, (all, head: string, _v: string) => (isSecretName(head.slice(1, head.lastIndexOf('"'))) ? `${head}"${REDACTED}"` : all));
   out = out.replace(NAMED_IN_FORM, (all, lead: string, name: string, sep: string) => (isSecretName(name) ? `${lead}${name}${sep}${REDACTED}` : all));
   out = out.replace(NAMED_HEADER_LINE, (all, name: string, sep: string) => (isSecretName(name) ? `${name}${sep}${REDACTED}` : all));
@@ -167,4 +186,50 @@ export function keptUrl(redactedUrl: string): string {
   if (head.endsWith('\ufffd')) head = head.slice(0, -1);
   const sha = createHash('sha256').update(redactedUrl, 'utf8').digest('hex');
   return `${head}…[cut: ${bytes} bytes, sha256 ${sha}]`;
+}
+
+/**
+ * A passenger's tracking link (`/t/{token}`): 24 base62 characters, or an older booking's 64 hex digits (two UUIDs),
+ * also percent-encoded in a query value. The token is the only key to the ride, so paths, URLs and log lines keep
+ * its first 4 characters (enough for support to tell links apart, 120 bits short of the link) and nothing more.
+ */
+const TRACKING_LINK = /((?:^|\/|%2[Ff])t(?:\/|%2[Ff]))([A-Za-z0-9]{4})(?:[A-Za-z0-9]{20}|[0-9a-f]{60})(?![A-Za-z0-9])/g;
+
+export const redactTrackingLinks = (text: string): string =>
+  text.includes('t/') || text.includes('t%2') ? text.replace(TRACKING_LINK, `$1$2${REDACTED}`) : text;
+
+/** The characters a secret is made of: a cut inside a run of them may leave a secret's start. */
+const SECRET_RUN_END = /[A-Za-z0-9_+/=-]+$/;
+const SECRET_CHAR = /^[A-Za-z0-9_+/=-]/;
+/** A JSON string value left open at the end of a text, with its field name. */
+const OPEN_JSON_VALUE = /"((?:[^"\\]|\\.)*)"\s*:\s*"(?:[^"\\]|\\.)*$/;
+
+/**
+ * Text redacted, then cut to at most `max` characters, so that no part of a secret survives at the cut: the text is
+ * redacted over `max` plus the longest secret (shape or configured value) past the cut mark, and more when
+ * redactions before the mark shortened it, so a secret crossing the mark is caught whole; then, at the cut, a
+ * trailing run of secret characters split by it (at most that longest secret), and a credential field's value left
+ * open, are dropped. For the heads of bodies kept cut (the audit log's traces).
+ */
+export function redactedHead(text: string, max: number): string {
+  const reach = Math.max(LONGEST_SHAPE, longestLiteral) + 1;
+  let end = Math.min(text.length, max + reach);
+  let redacted = redactText(text.slice(0, end));
+  while (redacted.length < max + reach && end < text.length) {
+    end = Math.min(text.length, end + (max + reach - redacted.length));
+    redacted = redactText(text.slice(0, end));
+  }
+  if (redacted.length <= max) return redacted;
+  let head = redacted.slice(0, max);
+  if (/[\uD800-\uDBFF]$/.test(head)) head = head.slice(0, -1);
+  // What the cut split: a run that may be a secret's first characters, not long enough to be recognised.
+  if (SECRET_CHAR.test(redacted.slice(head.length))) {
+    const run = SECRET_RUN_END.exec(head);
+    if (run) head = head.slice(0, head.length - Math.min(run[0].length, reach));
+  }
+  // A form field or header line named like a credential, cut open: redactText sees it whole now.
+  head = redactText(head);
+  const open = OPEN_JSON_VALUE.exec(head);
+  if (open && isSecretName(open[1])) head = `${head.slice(0, open.index)}"${open[1]}": "${REDACTED}`;
+  return head;
 }
