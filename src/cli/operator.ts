@@ -5,7 +5,7 @@
  *   npm run --silent operator -- <ping|account|partner|key|vocab|vehicle|driver|job|outbox|webhook|audit> [<verb>] … [--json]
  *
  * Each operation needs a role (viewer, dispatcher or admin; ops-v1.yaml's `x-required-role`): a token whose operator
- * has a lower one gets the API's 403 `forbidden`, shown as it comes.
+ * has a lower one (or `metrics`, which reads GET /metrics only) gets the API's 403 `forbidden`, shown as it comes.
  *
  * Exit codes: 0 done, 1 the API (or the command line) refused, 2 the API could not be asked (no token, unreachable).
  *

@@ -26,7 +26,7 @@ describe('Operator console (/ops/): operators and roles', () => {
   let viewer: { operator_id: string; token: string };
 
   /** Names an operator through the API with the bootstrap token. */
-  async function named(name: string, role: 'viewer' | 'dispatcher' | 'admin') {
+  async function named(name: string, role: 'metrics' | 'viewer' | 'dispatcher' | 'admin') {
     const r = await ops().call('POST', '/operators', { body: { name, role } });
     if (r.status !== 201) throw new Error(`createOperator ${r.status} ${r.text}`);
     return r.body as { operator_id: string; token: string };
@@ -101,6 +101,9 @@ describe('Operator console (/ops/): operators and roles', () => {
       await w.page.click(`#unassigned [data-job="${job.job_id}"]`);
       await textSoon(w.page.locator('#job-title'), new RegExp(`Job ${job.job_id}`));
       await textSoon(w.page.locator('#job-panel'), /needs the dispatcher role; you are a viewer/);
+      // The passenger as a viewer may see them: the first name and the initial (ops-v1.yaml, passengers by role).
+      await textSoon(w.page.locator('#job-panel'), /Passenger\s*Ayesha P\./i);
+      expect(await w.page.locator('#job-panel').textContent()).not.toContain('Perera');
       for (const s of ['#assign-form', '#complete-job', '#no-show-form']) expect({ s, count: await w.page.locator(s).count() }).toEqual({ s, count: 0 });
       await shots(w.page, 'ops-console-viewer-board');
 
@@ -211,6 +214,7 @@ describe('Operator console (/ops/): operators and roles', () => {
       await d.page.click(`#unassigned [data-job="${job.job_id}"]`);
       await visibleSoon(d.page.locator('#assign-form'));
       await visibleSoon(d.page.locator('#complete-job'));
+      await textSoon(d.page.locator('#job-panel'), /Passenger\s*Ayesha Perera/i);
       await shots(d.page, 'ops-console-dispatcher-board');
       await d.page.click('#sections a[href="#deliveries"]');
       await visibleSoon(d.page.locator(`#deliveries-table [data-retry="${failedMessageId}"]`));
@@ -239,6 +243,17 @@ describe('Operator console (/ops/): operators and roles', () => {
       await w.close();
       await d.close();
     }
+  });
+
+  it("refuses the metrics role's token at sign-in, saying it is Prometheus's, and the token still reads /metrics", async () => {
+    const [w, scraper] = await Promise.all([watchedPage(browser), named('Prometheus', 'metrics')]);
+    await w.page.goto(`${app.url}/ops/`);
+    await w.page.fill('#token-input', scraper.token);
+    await w.page.click('#signin-form button[type="submit"]');
+    await textSoon(w.page.locator('#signin-status'), /This token has the metrics role: it reads GET \/metrics \(for Prometheus\) and cannot sign in/);
+    expect([await w.page.locator('#sections').isVisible(), w.outside(app.url)]).toEqual([false, []]);
+    expect((await client(app.url)('GET', '/metrics', asToken(scraper.token))).status).toBe(200);
+    await w.close();
   });
 
   it("lets an admin set and remove a partner's rate limit per environment, from the partner's view", async () => {

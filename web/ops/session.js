@@ -44,6 +44,9 @@ async function signIn(candidate) {
   }
   const e = errorOf(r);
   let text = 'Refused: the operator API answered ' + r.status + (e ? ' ' + e.code + ': ' + e.message : '');
+  // A scraper's token (role metrics) reads GET /metrics only: say so rather than leave a bare 403.
+  if (e && e.code === 'forbidden' && e.details && e.details.role === 'metrics')
+    text = 'This token has the metrics role: it reads GET /metrics (for Prometheus) and cannot sign in to the console.';
   if (r.retryAfter) text += ' Too many wrong tokens came from this address: every token is refused for another ' + r.retryAfter + ' seconds.';
   say(status, r.networkError ? refusal(r) : text, 'error');
   return false;

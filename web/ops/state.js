@@ -19,7 +19,7 @@ export const API = ROOT + '/ops/v1';
 export const session = { token: null, me: null, clockOffset: 0, view: null };
 
 /** @type {Role[]} The roles by rank: a role may do everything a lower one may (as the API has it). */
-const ROLES = ['viewer', 'dispatcher', 'admin'];
+const ROLES = ['metrics', 'viewer', 'dispatcher', 'admin'];
 
 /**
  * Whether the operator signed in may do what `role` may.

@@ -14,7 +14,10 @@ export function registerOperators(program: Command, { api, print }: Cli): void {
     .command('create')
     .description('name an operator and issue its token (shown this once)')
     .requiredOption('--name <name>', 'the operator\'s name, e.g. "Nimali Perera"')
-    .requiredOption('--role <viewer|dispatcher|admin>', 'viewer (reads), dispatcher (also the fleet, jobs, retries, the audit log) or admin (everything)')
+    .requiredOption(
+      '--role <metrics|viewer|dispatcher|admin>',
+      'metrics (GET /metrics only: the Prometheus scraper), viewer (reads; passengers masked), dispatcher (also the fleet, jobs, retries, the audit log) or admin (everything)',
+    )
     .action(async (o: { name: string; role: string }) => {
       // The role is not checked here: the API's invalid_request names the field.
       const created = await api('createOperator', 'POST', '/operators', { name: o.name, role: o.role as Schemas['OperatorRole'] });

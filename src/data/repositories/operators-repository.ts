@@ -1,7 +1,7 @@
 import { sql, type Sql } from '../database';
 import type { Write } from '../write';
 
-export type OperatorRole = 'admin' | 'dispatcher' | 'viewer';
+export type OperatorRole = 'admin' | 'dispatcher' | 'viewer' | 'metrics';
 
 export interface OperatorRecord {
   operatorId: string;

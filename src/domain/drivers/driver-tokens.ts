@@ -4,6 +4,7 @@ import * as tokens from '../../data/repositories/driver-tokens-repository';
 import { findDriver } from '../../data/repositories/fleet-repository';
 import { authClient, checkBearer, type BearerVerdict } from '../operators/operator-auth';
 import { AppError, notFound } from '../../shared/errors';
+import { mayAct, type OperatorRole } from '../operators/operators';
 import { keySecret, prefixedId } from '../../shared/ids';
 
 /**
@@ -36,14 +37,39 @@ const toView = (t: tokens.DriverTokenRecord): DriverTokenView => ({
   revoked_at: t.revokedAt ? new Date(t.revokedAt).toISOString() : null,
 });
 
-/** Issues a token to a driver on the roster; `by` is the operator issuing it. */
-export async function issueDriverToken(tx: Sql, driverId: string, by: string, now: Date): Promise<DriverTokenView & { token: string }> {
+/**
+ * Issues a token to a driver on the roster; `by` is the operator issuing it. A token acts as the driver (the ride's
+ * states, positions, the passenger's phone), so who may mint one is narrow: an admin, or a dispatcher for a driver on
+ * the roster; a dispatcher asking for any other driver is refused (`forbidden`) before anything about the driver is
+ * decided. A driver off the roster gets no token from anyone (`driver_inactive`): theirs stop working.
+ */
+export async function issueDriverToken(
+  tx: Sql,
+  driverId: string,
+  by: { operatorId: string; role: OperatorRole },
+  now: Date,
+): Promise<DriverTokenView & { token: string }> {
+  if (!mayAct(by.role, 'dispatcher')) throw mintForbidden(by, 'dispatcher');
   const driver = await findDriver(tx, driverId);
   if (!driver) throw notFound(`No driver ${driverId}.`, { driver_id: driverId });
+  if (!driver.active && !mayAct(by.role, 'admin')) throw mintForbidden(by, 'admin', driverId);
   if (!driver.active) throw new AppError('job_conflict', `Driver ${driver.name} is not on the roster.`, { reason: 'driver_inactive', driver_id: driverId });
   const token = `drv_${keySecret()}`;
-  const row = await tokens.insertDriverToken(tx, { tokenId: prefixedId('dtk'), driverId, tokenHash: hash(token), createdAt: now, createdBy: by });
+  const row = await tokens.insertDriverToken(tx, { tokenId: prefixedId('dtk'), driverId, tokenHash: hash(token), createdAt: now, createdBy: by.operatorId });
   return { ...toView(row), token };
+}
+
+function mintForbidden(by: { operatorId: string; role: OperatorRole }, required: OperatorRole, driverId?: string): AppError {
+  const whom = driverId ? `a token for driver ${driverId}, who is not on the roster` : 'a driver token';
+  return new AppError(
+    'forbidden',
+    `Only an admin${required === 'admin' ? '' : ' or a dispatcher'} may issue ${whom}; operator ${by.operatorId} is a ${by.role}.`,
+    {
+      required_role: required,
+      role: by.role,
+      ...(driverId ? { driver_id: driverId, reason: 'driver_inactive' } : {}),
+    },
+  );
 }
 
 export async function revokeDriverToken(tx: Sql, tokenId: string, now: Date): Promise<DriverTokenView> {

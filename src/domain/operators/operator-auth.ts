@@ -50,6 +50,12 @@ const delayFor = (failures: number) =>
     ? 0
     : Math.min(OPERATOR_AUTH_RULES.maxDelayMs, OPERATOR_AUTH_RULES.firstDelayMs * 2 ** (failures - OPERATOR_AUTH_RULES.slowFrom));
 
+/**
+ * A refused client's wrong token waits as long as the last slowed one did: were refusals quicker, the answer's time
+ * would tell a guesser the lockout had started, and let it probe how long it lasts at no cost.
+ */
+export const LOCKED_OUT_DELAY_MS = delayFor(OPERATOR_AUTH_RULES.refuseFrom - 1);
+
 const secondsUntil = (t: Date, now: Date) => Math.max(1, Math.ceil((t.getTime() - now.getTime()) / 1000));
 
 /** The operator a bearer token belongs to: OPERATOR_TOKEN's bootstrap admin, or a named, unrevoked operator. */
@@ -86,9 +92,11 @@ export async function checkBearer<T>(
   const who = m ? await lookup(m[1]) : undefined;
   if (who) return { ok: true, who };
   const known = await findAuthFailures(db, client);
-  if (known?.refusedUntil && known.refusedUntil > now) return { ok: false, delayMs: 0, retryAfterSeconds: secondsUntil(known.refusedUntil, now) };
+  // Without a token nothing was guessed: answered at once, refused or not, as before the lockout.
+  const lockedOutDelay = authorization === undefined ? 0 : LOCKED_OUT_DELAY_MS;
+  if (known?.refusedUntil && known.refusedUntil > now) return { ok: false, delayMs: lockedOutDelay, retryAfterSeconds: secondsUntil(known.refusedUntil, now) };
   if (authorization === undefined) return { ok: false, delayMs: 0 };
   const after = await recordAuthFailure(db, client, now, OPERATOR_AUTH_RULES);
-  if (after.refusedUntil && after.refusedUntil > now) return { ok: false, delayMs: 0, retryAfterSeconds: secondsUntil(after.refusedUntil, now) };
+  if (after.refusedUntil && after.refusedUntil > now) return { ok: false, delayMs: lockedOutDelay, retryAfterSeconds: secondsUntil(after.refusedUntil, now) };
   return { ok: false, delayMs: delayFor(after.failures) };
 }

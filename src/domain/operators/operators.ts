@@ -9,8 +9,11 @@ export type OperatorRole = operators.OperatorRole;
 /** OPERATOR_TOKEN's operator: the bootstrap admin, with no row of its own. */
 export const BOOTSTRAP_OPERATOR = { operatorId: 'bootstrap', name: 'Bootstrap admin (OPERATOR_TOKEN)', role: 'admin' as const };
 
-/** What each role may do, by rank: a role may do everything a lower one may. */
-const RANK: Record<OperatorRole, number> = { viewer: 0, dispatcher: 1, admin: 2 };
+/**
+ * What each role may do, by rank: a role may do everything a lower one may. `metrics` is the lowest: only the
+ * operations that name it (GET /metrics, the Prometheus scraper's), nothing of the operator API.
+ */
+const RANK: Record<OperatorRole, number> = { metrics: 0, viewer: 1, dispatcher: 2, admin: 3 };
 export const mayAct = (role: OperatorRole, required: OperatorRole): boolean => RANK[role] >= RANK[required];
 
 export const hashOperatorToken = (token: string): string => createHash('sha256').update(token, 'utf8').digest('hex');

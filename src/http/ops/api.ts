@@ -10,7 +10,7 @@ import { opsError } from './errors';
 
 export { opsError };
 
-const ROLES: readonly OperatorRole[] = ['viewer', 'dispatcher', 'admin'];
+const ROLES: readonly OperatorRole[] = ['metrics', 'viewer', 'dispatcher', 'admin'];
 
 /**
  * What every operator surface (the operator API, /metrics) checks: the bearer token of a named operator or

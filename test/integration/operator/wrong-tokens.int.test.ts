@@ -2,7 +2,7 @@ import { startTestApp, OPERATOR_TOKEN } from '../../support/test-app';
 import { client } from '../../support/http';
 import { OPS_HEADERS } from '../../support/fixtures';
 import { ManualClock } from '../../../src/shared/clock';
-import { OPERATOR_AUTH_RULES } from '../../../src/domain/operators/operator-auth';
+import { checkOperatorToken, LOCKED_OUT_DELAY_MS, OPERATOR_AUTH_RULES } from '../../../src/domain/operators/operator-auth';
 import { useTestApp } from '../../support/use-test-app';
 
 const NOW = '2026-11-21T08:00:00Z';
@@ -69,11 +69,28 @@ describe('Wrong operator tokens', () => {
     // From the third wrong token on, the answer waited (at least the first delay; the audit row keeps the duration).
     const slowed = rows.slice(1, OPERATOR_AUTH_RULES.refuseFrom + 1).filter((r) => r.durationMs >= OPERATOR_AUTH_RULES.firstDelayMs - 50);
     expect(slowed.length).toBeGreaterThanOrEqual(OPERATOR_AUTH_RULES.refuseFrom - OPERATOR_AUTH_RULES.slowFrom);
+    // Locked out, a wrong token still waits as long as the last slowed one: the lockout does not speed answers up.
+    expect(refusedRow.durationMs).toBeGreaterThanOrEqual(LOCKED_OUT_DELAY_MS - 50);
 
     // Once the time is up and the count forgotten, a wrong token is a plain 401 again.
     clock.set(new Date(t0 + Math.max(OPERATOR_AUTH_RULES.refuseForMs, OPERATOR_AUTH_RULES.forgetAfterMs) + 1));
     expect((await call()('GET', '/ops/v1/ping', { headers: wrong(100) })).headers.get('retry-after')).toBeNull();
     clock.advance(OPERATOR_AUTH_RULES.forgetAfterMs + 1);
+  });
+
+  it('when a client’s wrong tokens go on into the lockout, then no answer is held shorter than the one before it (the verdicts, no waiting)', async () => {
+    const client = '192.0.2.77';
+    const verdict = (authorization?: string) =>
+      checkOperatorToken(svc.app.deps.db, { client, authorization, token: OPERATOR_TOKEN, now: clock.now() }).then((v) => (v.ok ? -1 : v.delayMs));
+    const delays: number[] = [];
+    for (let n = 1; n <= OPERATOR_AUTH_RULES.refuseFrom + 3; n += 1) delays.push(await verdict(wrong(n).Authorization));
+    const lastSlowed = delays[OPERATOR_AUTH_RULES.refuseFrom - 2];
+    expect(lastSlowed).toBe(OPERATOR_AUTH_RULES.maxDelayMs);
+    expect(delays.slice(OPERATOR_AUTH_RULES.refuseFrom - 1)).toEqual([lastSlowed, lastSlowed, lastSlowed, lastSlowed]);
+    expect(delays.every((d, i) => i === 0 || d >= delays[i - 1])).toBe(true);
+    // No token guessed nothing: answered at once, locked out or not, as it is before.
+    expect(await verdict(undefined)).toBe(0);
+    clock.advance(Math.max(OPERATOR_AUTH_RULES.refuseForMs, OPERATOR_AUTH_RULES.forgetAfterMs) + 1);
   });
 
   it('when the count is kept in the database, then a second instance on the same database refuses the address’s wrong tokens too, and serves its right one', async () => {

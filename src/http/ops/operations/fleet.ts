@@ -2,6 +2,7 @@ import * as registry from '../../../domain/fleet/registry';
 import { assignJob as assign } from '../../../domain/fleet/assign-job';
 import { completeJob as complete } from '../../../domain/fleet/complete-job';
 import { getJob as get, listJobs as list } from '../../../domain/fleet/jobs';
+import { jobForRole } from '../../../domain/fleet/job-privacy';
 import { reportLocation } from '../../../domain/fleet/report-location';
 import { issueDriverToken, revokeDriverToken as revokeToken } from '../../../domain/drivers/driver-tokens';
 import { reportNoShow as noShow } from '../../../domain/fleet/report-no-show';
@@ -54,18 +55,21 @@ export const listJobs: OpsHandler<'listJobs'> = async (call, ctx) => {
     { date: q.date, status: q.status, bookingRef: q.booking_ref, orderId: q.order_id, limit: Number(q.limit ?? 200) },
     ctx.deps.clock.now(),
   );
-  const body = { data };
+  const body = { data: data.map((j) => jobForRole(j, ctx.operator!.role)) };
   // Pollers (the console's dispatch board) send the ETag back: an unchanged list is a 304 with no body.
   const etag = weakETag(body);
   if (call.headers['if-none-match'] === etag) return { status: 304, headers: { ETag: etag } };
   return { status: 200, body, headers: { ETag: etag } };
 };
 
-export const getJob: OpsHandler<'getJob'> = async (call, ctx) => ({ status: 200, body: await get(ctx.sql, call.params.job_id, ctx.deps.clock.now()) });
+export const getJob: OpsHandler<'getJob'> = async (call, ctx) => ({
+  status: 200,
+  body: jobForRole(await get(ctx.sql, call.params.job_id, ctx.deps.clock.now()), ctx.operator!.role),
+});
 
 export const createDriverToken: OpsHandler<'createDriverToken'> = async (call, ctx) => ({
   status: 201,
-  body: await issueDriverToken(await ctx.tx(), call.params.driver_id, ctx.operator!.operatorId, ctx.deps.clock.now()),
+  body: await issueDriverToken(await ctx.tx(), call.params.driver_id, ctx.operator!, ctx.deps.clock.now()),
 });
 
 export const revokeDriverToken: OpsHandler<'revokeDriverToken'> = async (call, ctx) => ({
