@@ -51,8 +51,16 @@ export class HttpRefusal extends AppError {
 
 /** The headers an error's answer carries: `Retry-After` for a transient refusal, and any the HTTP layer named. */
 export function errorHeaders(err: AppError): Record<string, string> {
+  const limit = err.hints.rateLimit;
   return {
     ...(err.hints.retryAfterSeconds !== undefined ? { 'Retry-After': String(err.hints.retryAfterSeconds) } : {}),
+    // A limit the domain applied (draft-ietf-httpapi-ratelimit-headers, as rate-limits.ts writes the HTTP layer's own).
+    ...(limit
+      ? {
+          'RateLimit-Policy': `"${limit.policy}";q=${limit.quota};w=${limit.windowSeconds}`,
+          RateLimit: `"${limit.policy}";r=0;t=${err.hints.retryAfterSeconds ?? 1}`,
+        }
+      : {}),
     ...(err instanceof HttpRefusal ? err.headers : {}),
   };
 }

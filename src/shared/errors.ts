@@ -31,6 +31,8 @@ export type ErrorCode =
 export interface ErrorHints {
   /** When to try again (a transient refusal). */
   retryAfterSeconds?: number;
+  /** The limit a `rate_limited` refusal applied: a name, its quota and its window (the HTTP layer's RateLimit headers). */
+  rateLimit?: { policy: string; quota: number; windowSeconds: number };
 }
 
 export class AppError extends Error {

@@ -20,7 +20,8 @@ export function fakeDns() {
 
 /** One pass of webhook deliveries, as the background worker makes them (tests that drive time run it themselves). */
 export function webhookDeliverer(app: TestApp, timeoutMs = 2000) {
-  const channel = webhookChannel(app.deps, new HttpWebhookSender({ timeoutMs, resolve: app.deps.resolveHost }));
+  const sender = new HttpWebhookSender({ timeoutMs, resolve: app.deps.resolveHost, allowedPorts: app.deps.config.webhooks.allowedPorts });
+  const channel = webhookChannel(app.deps, sender);
   return () => deliverChannelOnce(app.deps, channel);
 }
 

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { redactHeaders, redactUrl } from '../../shared/redact';
-import { guardedLookup, literalAddress, refusedAddress, type Resolve } from '../../domain/webhooks/targets';
+import { guardedLookup, literalAddress, refusedAddress, refusedPort, targetPort, type AllowedPorts, type Resolve } from '../../domain/webhooks/targets';
 import type { OutboundExchange } from '../../domain/outbox/outbox';
 import type { WebhookAttempt, WebhookPost, WebhookPoster } from '../../domain/webhooks/delivery';
 
@@ -12,10 +12,11 @@ const MAX_AUDITED_BYTES = 4096;
  * POSTs webhook deliveries. The target is checked again at every attempt: an IP literal before connecting, a name
  * through guardedLookup, which resolves, checks every address and connects to the ones checked. No redirects are
  * followed (a 3xx is a failure), no connection is reused across attempts, and the whole exchange (connect, send,
- * answer) is bounded by `timeoutMs`. Never throws: every failure is an attempt with its error.
+ * answer) is bounded by `timeoutMs`. Never throws: every failure is an attempt with its error. A public address on
+ * a port `allowedPorts` does not hold (config.webhooks.allowedPorts) is refused the same way, before any connection.
  */
 export class HttpWebhookSender implements WebhookPoster {
-  constructor(private readonly opts: { timeoutMs: number; resolve: Resolve }) {}
+  constructor(private readonly opts: { timeoutMs: number; resolve: Resolve; allowedPorts?: AllowedPorts }) {}
 
   get timeoutMs(): number {
     return this.opts.timeoutMs;
@@ -44,7 +45,7 @@ export class HttpWebhookSender implements WebhookPoster {
       return { ok: error === null, error, exchange };
     };
     const literal = literalAddress(u);
-    const refused = literal ? refusedAddress(literal, p.allowPrivate) : null;
+    const refused = literal ? (refusedAddress(literal, p.allowPrivate) ?? refusedPort(literal, targetPort(u), this.opts.allowedPorts ?? null)) : null;
     if (refused) return done(`refused: ${refused}`);
     try {
       const res = await this.send(u, p);
@@ -70,7 +71,7 @@ export class HttpWebhookSender implements WebhookPoster {
       const req = transport.request(u, {
         method: 'POST',
         headers: { ...p.headers, 'Content-Length': Buffer.byteLength(p.body) },
-        lookup: guardedLookup(p.allowPrivate, this.opts.resolve),
+        lookup: guardedLookup(p.allowPrivate, this.opts.resolve, { port: targetPort(u), allowed: this.opts.allowedPorts ?? null }),
         agent: false,
       });
       const timer = setTimeout(() => req.destroy(new Error(`timed out after ${this.opts.timeoutMs} ms`)), this.opts.timeoutMs);

@@ -85,6 +85,10 @@ export async function enqueueOrReplace(tx: Sql, m: NewMessage, now: Date): Promi
   return (await tx.query<{ id: string }>(latest, [m.kind, m.orderId, JSON.stringify(m.payload), m.dedupeKey, m.maxAttempts, now]))[0];
 }
 
+/** What a claim returns of each message it leased (webhook-delivery-repository's claim too). */
+export const CLAIMED = `id::text as id, kind, payload, attempts, max_attempts as "maxAttempts", event_id as "eventId", endpoint_id as "endpointId",
+  locked_until as "leaseUntil"`;
+
 // A webhook delivery waits while an earlier event of its booking (lower sequence; a redelivery of the same one
 // sent earlier) is still pending for the same endpoint: being tried, or waiting for its retry. Delivered or given up
 // (failed), it no longer holds the next one back. The probe reads the statement's snapshot: an earlier delivery
@@ -94,13 +98,14 @@ const claim = sql(`
   where id in (
     select o.id from outbox o
     where o.status = 'pending' and o.next_attempt_at <= $1 and (o.locked_until is null or o.locked_until < $1) and o.kind = any ($4::text[])
+      and o.id <> all ($5::bigint[])
       and (o.booking_ref is null or not exists (
         select 1 from outbox e
         where e.endpoint_id = o.endpoint_id and e.booking_ref = o.booking_ref and e.status = 'pending'
           and (e.sequence < o.sequence or (e.sequence = o.sequence and e.id < o.id))))
     order by o.id limit $3
     for update of o skip locked)
-  returning id::text as id, kind, payload, attempts, max_attempts as "maxAttempts", event_id as "eventId", endpoint_id as "endpointId"`);
+  returning ${CLAIMED}`);
 
 export interface ClaimedRow {
   id: string;
@@ -110,14 +115,22 @@ export interface ClaimedRow {
   maxAttempts: number;
   eventId: string | null;
   endpointId: string | null;
+  leaseUntil: Date;
 }
 
 /**
- * One short statement: due messages of these kinds are leased (locked_until) and their attempt counted before
- * anything is sent.
+ * One short statement: due messages of these kinds (but those in `exclude`) are leased (locked_until) and their
+ * attempt counted before anything is sent.
  */
-export async function claimDue(db: Sql, now: Date, leaseUntil: Date, limit: number, kinds: readonly string[]): Promise<ClaimedRow[]> {
-  return db.query<ClaimedRow>(claim, [now, leaseUntil, limit, kinds]);
+export async function claimDue(
+  db: Sql,
+  now: Date,
+  leaseUntil: Date,
+  limit: number,
+  kinds: readonly string[],
+  exclude: readonly string[] = [],
+): Promise<ClaimedRow[]> {
+  return db.query<ClaimedRow>(claim, [now, leaseUntil, limit, kinds, exclude]);
 }
 
 export type Outcome =

@@ -23,14 +23,28 @@ const EVENT_VALUES = '$1::text, $2::text, $3::text, $4::text, $5::text, $6::int,
 const eventParams = (e: NewEvent) => [e.eventId, e.partnerId, e.env, e.type, e.bookingRef, e.sequence, e.payload, e.createdAt];
 
 /**
+ * Deliveries waiting for one endpoint, at most. An event for an endpoint that has this many waiting is still
+ * written (and listed by GET /events), and its delivery recorded, but `failed` at once, never tried, with the reason
+ * (an operator may retry it): the change that caused the event is never refused for it, and one receiver that is
+ * down cannot make the outbox grow without bound. Test pings and redeliveries are refused (429) instead.
+ */
+export const MAX_PENDING_PER_ENDPOINT = 1000;
+export const NOT_QUEUED = `not queued: ${MAX_PENDING_PER_ENDPOINT} deliveries were already waiting for this endpoint (the limit); the event is listed by GET /events`;
+
+/**
  * A delivery (outbox message of kind `webhook`) per endpoint of the event's partner and environment that `target`
  * selects, carrying the event's booking and sequence: the claim delivers a booking's events to an endpoint in order.
+ * To an endpoint with MAX_PENDING_PER_ENDPOINT deliveries waiting, the delivery is recorded failed (NOT_QUEUED).
  */
 const deliveries = (source: string, target: string, maxAttempts: string, now: string) => `
-  insert into outbox (kind, payload, status, attempts, max_attempts, next_attempt_at, created_at, updated_at, event_id, endpoint_id, booking_ref, sequence)
-  select 'webhook', '{}'::jsonb, 'pending', 0, ${maxAttempts}::int, ${now}::timestamptz, ${now}::timestamptz, ${now}::timestamptz, v.event_id, w.endpoint_id,
-    v.booking_ref, v.sequence
+  insert into outbox (kind, payload, status, attempts, max_attempts, next_attempt_at, created_at, updated_at, event_id, endpoint_id, booking_ref, sequence,
+    last_error)
+  select 'webhook', '{}'::jsonb, case when q.at_cap then 'failed' else 'pending' end, 0, ${maxAttempts}::int, ${now}::timestamptz, ${now}::timestamptz,
+    ${now}::timestamptz, v.event_id, w.endpoint_id, v.booking_ref, v.sequence, case when q.at_cap then '${NOT_QUEUED}' end
   from ${source} v join webhook_endpoints w on w.partner_id = v.partner_id and w.env = v.env and w.status = 'enabled' and ${target}
+  cross join lateral (
+    select count(*) >= ${MAX_PENDING_PER_ENDPOINT} as at_cap
+    from (select 1 from outbox p where p.endpoint_id = w.endpoint_id and p.status = 'pending' limit ${MAX_PENDING_PER_ENDPOINT}) p) q
   returning id::text as id, endpoint_id as "endpointId"`;
 
 const SUBSCRIBED = 'v.type = any (w.events)';

@@ -1,25 +1,26 @@
-import { runEvery } from '../../shared/every';
 import type { Deps } from '../../deps';
 import * as outbox from '../../data/repositories/outbox-repository';
 import { saveBrands } from '../../data/repositories/marketplace-repository';
 import { appendAudit } from '../../data/repositories/audit-repository';
 import { exchangeAudit } from '../audit/exchange-audit';
-import type { Tx } from '../../data/database';
+import type { Sql, Tx } from '../../data/database';
+import { runPool, startPool, type Attempter } from './pool';
 import { isOutboundFailure, OUTBOUND_KINDS, type MarketplaceBrand, type OutboundExchange, type OutboundKind, type OutboundSender } from './outbox';
 
 export { enqueueOutbound, type OutboundKind, type OutboundSender } from './outbox';
 
 /**
- * Delivers due outbox messages at least once, per channel (the marketplace's calls; partner webhooks). Each pass:
- *   1. claims the channel's due messages in one short statement (FOR UPDATE SKIP LOCKED, so workers never share a
- *      message), taking a lease (locked_until) longer than a send can last and counting the attempt;
- *   2. sends them with no transaction open;
- *   3. records each outcome and its audit row in a second short transaction.
+ * Delivers due outbox messages at least once, per channel (the marketplace's calls; partner webhooks, one channel
+ * per environment). Each channel's pool (pool.ts), whenever it has a free slot:
+ *   1. claims due messages in one short statement (FOR UPDATE SKIP LOCKED, so workers never share a message), taking
+ *      a lease (locked_until) longer than a send can last and counting the attempt;
+ *   2. sends each with no transaction open;
+ *   3. records each outcome and its audit row in a second short transaction, and the slot is free again.
  * A worker that dies after claiming leaves a lease that expires; the message is then claimed again. All state is
  * in the table, so any number of workers and restarts are safe.
  */
 export interface OutboxWorkerOptions {
-  /** Messages claimed per pass (sent concurrently). Default 10. */
+  /** Attempts in flight at most (the pool's slots). Default 10. */
   batchSize?: number;
   /** Backoff base: the delay after attempt n is random in [0, min(cap, base·2^(n-1))). Default 2 s. */
   baseDelayMs?: number;
@@ -48,6 +49,8 @@ export interface Claimed {
   /** Webhook deliveries: the event and the endpoint. */
   eventId: string | null;
   endpointId: string | null;
+  /** The claim's lease (locked_until): the attempt must be recorded before it. */
+  leaseUntil: Date;
 }
 
 /** An attempt's result; `context` names whose it was, for its audit row (a webhook's partner and environment). */
@@ -70,7 +73,13 @@ export interface OutboxChannel {
   readonly kinds: readonly string[];
   /** How long a claim lasts: longer than a send, plus the time to record its outcome. */
   readonly leaseMs: number;
+  /** Attempts in flight at most: a slot that frees is filled at once (pool.ts). */
   readonly batchSize: number;
+  /**
+   * Leases up to `limit` due messages (not those in `exclude`) and counts their attempt, in one short statement.
+   * Default: the lowest ids of the channel's kinds.
+   */
+  claim?(db: Sql, now: Date, leaseUntil: Date, limit: number, exclude: readonly string[]): Promise<Claimed[]>;
   /** One attempt, started at `now` (the worker's clock); never throws for a failure of the recipient (that is an outcome). */
   send(msg: Claimed, now: Date): Promise<Outcome>;
   /** The wait after failed attempt number `attempt` before the next. */
@@ -112,19 +121,24 @@ export function deliverDueOnce(deps: WorkerDeps, client: OutboundSender, opts: O
   return deliverChannelOnce(deps, marketplaceChannel(client, opts));
 }
 
-/** One pass over a channel's due messages. */
-export async function deliverChannelOnce(deps: WorkerDeps, channel: OutboxChannel): Promise<DeliveryPass> {
-  const now = deps.clock.now();
-  // One UPDATE is its own short transaction: the lease and the attempt count commit before anything is sent.
-  const claimed = await outbox.claimDue(deps.db, now, new Date(now.getTime() + channel.leaseMs), channel.batchSize, channel.kinds);
-  const pass: DeliveryPass = { delivered: 0, retried: 0, failed: 0 };
-  await Promise.all(
-    claimed.map(async (msg) => {
-      const result = await recordOutcome(deps, channel, msg, await channel.send(msg, deps.clock.now()));
-      if (result) pass[result] += 1;
-    }),
-  );
-  return pass;
+/**
+ * One pass over a channel's due messages, as tests drive deliveries: the channel's pool runs (see pool.ts) until
+ * nothing more can be claimed and every attempt has ended. A message is tried at most once per pass, so a retry due
+ * at once waits for the next pass.
+ */
+export function deliverChannelOnce(deps: WorkerDeps, channel: OutboxChannel): Promise<DeliveryPass> {
+  return runPool(deps, channel, attempter(deps, channel));
+}
+
+/** Claims (the channel's own way, or the lowest due ids of its kinds), and tries one message and records its outcome. */
+function attempter(deps: WorkerDeps, channel: OutboxChannel): Attempter {
+  return {
+    claim: (now, limit, exclude) => {
+      const leaseUntil = new Date(now.getTime() + channel.leaseMs);
+      return channel.claim ? channel.claim(deps.db, now, leaseUntil, limit, exclude) : outbox.claimDue(deps.db, now, leaseUntil, limit, channel.kinds, exclude);
+    },
+    attempt: async (msg) => recordOutcome(deps, channel, msg, await channel.send(msg, deps.clock.now())),
+  };
 }
 
 async function sendToMarketplace(client: OutboundSender, msg: Claimed, startedAt: Date): Promise<Outcome> {
@@ -144,7 +158,7 @@ async function sendToMarketplace(client: OutboundSender, msg: Claimed, startedAt
  * fenced on the attempt number: if our lease expired and another worker claimed the message meanwhile, its claim
  * wins and ours is only audited.
  */
-async function recordOutcome(deps: WorkerDeps, channel: OutboxChannel, msg: Claimed, outcome: Outcome): Promise<keyof DeliveryPass | undefined> {
+export async function recordOutcome(deps: WorkerDeps, channel: OutboxChannel, msg: Claimed, outcome: Outcome): Promise<keyof DeliveryPass | undefined> {
   const now = deps.clock.now();
   const next = nextState(msg, outcome, now, channel);
   return deps.db.transaction(async (tx) => {
@@ -188,24 +202,13 @@ export function syntheticExchange(msg: Claimed, error: string, startedAt: Date, 
   };
 }
 
-/** Passes run back to back, at most this many, while each delivers something (a booking's next event waits for its last). */
-const BACK_TO_BACK_PASSES = 20;
-
 /**
- * Runs a pass of each channel every `pollMs` (the next one is scheduled when the previous ends, so passes never
- * overlap in one process). A pass that delivered something is followed at once by another (up to 20): a booking's
- * events go to an endpoint one after the other, so a burst of them should not wait a poll interval each. The
- * returned stopper prevents further passes and waits for the one in flight.
+ * Delivers every channel in the background, each on a loop of its own (pool.ts): a channel never waits for another
+ * (the marketplace's confirmations never wait behind partners' webhooks, production webhooks never behind sandbox
+ * ones), and within a channel an attempt never waits for another: a slot that frees is filled at once. The returned
+ * stopper ends the loops and waits for the attempts in flight.
  */
 export function startOutboxWorker(deps: WorkerDeps, channels: readonly OutboxChannel[], opts: { pollMs: number }): () => Promise<void> {
-  const drain = async (channel: OutboxChannel) => {
-    for (let n = 0; n < BACK_TO_BACK_PASSES; n += 1) {
-      const done = await deliverChannelOnce(deps, channel);
-      if (done.delivered + done.retried + done.failed) deps.logger.info({ channel: channel.name, ...done }, 'outbox pass');
-      if (done.delivered === 0) return;
-    }
-  };
-  const pass = () =>
-    Promise.all(channels.map((channel) => drain(channel).catch((err) => deps.logger.warn({ err, channel: channel.name }, 'outbox pass failed; will retry'))));
-  return runEvery(pass, opts.pollMs);
+  const stops = channels.map((channel) => startPool(deps, channel, attempter(deps, channel), opts));
+  return async () => void (await Promise.all(stops.map((stop) => stop())));
 }

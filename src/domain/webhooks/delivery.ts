@@ -1,6 +1,8 @@
 import { Webhook } from 'standardwebhooks';
 import type { Deps } from '../../deps';
 import * as repo from '../../data/repositories/webhook-endpoints-repository';
+import type { Env } from '../../data/repositories/webhook-endpoints-repository';
+import { claimWebhookDeliveries, releaseEndpoint } from '../../data/repositories/webhook-delivery-repository';
 import { appendAudit } from '../../data/repositories/audit-repository';
 import { systemClock, type Clock } from '../../shared/clock';
 import { exchangeAudit } from '../audit/exchange-audit';
@@ -49,7 +51,13 @@ export interface WebhookPoster {
   post(p: WebhookPost): Promise<WebhookAttempt>;
 }
 
+/** A partner's endpoints with an attempt in flight at once, at most (per environment; each endpoint has one at most). */
+export const PER_PARTNER_IN_FLIGHT = 4;
+
 export interface WebhookChannelOptions {
+  /** The environment whose deliveries this channel takes (each has a loop of its own); both when unset. */
+  env?: Env;
+  /** Attempts in flight at most. Default 16. */
   batchSize?: number;
   /** Added to the timeout to size a claim's lease. Default 10 s (recording an outcome is one short transaction). */
   leaseMarginMs?: number;
@@ -59,11 +67,22 @@ export interface WebhookChannelOptions {
 
 export function webhookChannel(deps: Pick<Deps, 'db' | 'logger' | 'config'>, poster: WebhookPoster, opts: WebhookChannelOptions = {}): OutboxChannel {
   const wallClock = opts.wallClock ?? systemClock;
+  const envs: Env[] = opts.env ? [opts.env] : ['production', 'sandbox'];
   return {
-    name: 'webhooks',
+    name: opts.env ? `webhooks:${opts.env}` : 'webhooks',
     kinds: ['webhook'],
     leaseMs: poster.timeoutMs + (opts.leaseMarginMs ?? 10_000),
-    batchSize: opts.batchSize ?? 10,
+    batchSize: opts.batchSize ?? 16,
+    // Fair: one attempt per endpoint at a time, a few per partner, endpoints served round robin (the claim's SQL).
+    async claim(db, now, leaseUntil, limit, exclude) {
+      const claimed: Claimed[] = [];
+      for (const env of envs) {
+        if (claimed.length >= limit) break;
+        const q = { env, now, leaseUntil, limit: limit - claimed.length, perPartner: PER_PARTNER_IN_FLIGHT, exclude };
+        claimed.push(...(await claimWebhookDeliveries(db, q)));
+      }
+      return claimed;
+    },
     retryDelayMs: (attempt) => RETRY_SCHEDULE_MS[Math.min(attempt, RETRY_SCHEDULE_MS.length) - 1],
     // The endpoint before its delivery, as every writer of both does (an operator disabling it fails its deliveries).
     lockFirst: async (tx, msg) => void (await repo.findEndpointForUpdate(tx, msg.endpointId!)),
@@ -101,6 +120,7 @@ export function webhookChannel(deps: Pick<Deps, 'db' | 'logger' | 'config'>, pos
     },
 
     async recorded(tx, msg, outcome, r) {
+      await releaseEndpoint(tx, msg.endpointId!, msg.leaseUntil);
       let error = outcome.ok ? null : outcome.error;
       if (r.updated && outcome.ok) await repo.endpointSucceeded(tx, msg.endpointId!);
       else if (r.updated) {

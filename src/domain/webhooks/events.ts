@@ -1,11 +1,13 @@
 import type { Sql } from '../../data/database';
 import type { BookingRow, BookingStatus } from '../../data/repositories/bookings-repository';
 import * as repo from '../../data/repositories/webhook-events-repository';
+import { listPartnerEndpoints } from '../../data/repositories/webhook-endpoints-repository';
 import { invalidRequest, notFound } from '../../shared/errors';
 import { eventId as newEventId } from '../../shared/ids';
 import { bookingView, type BookingView } from '../bookings/booking-view';
 import { MAX_ATTEMPTS } from './delivery';
 import { requireEndpoint } from './endpoints';
+import { admitManualDelivery } from './limits';
 import type { BookingEventType, EventType } from './event-types';
 
 /**
@@ -79,9 +81,10 @@ export async function recordBookingEvent(tx: Sql, b: BookingRow, now: Date): Pro
   await repo.insertEvent(tx, bookingEvent(b, now), MAX_ATTEMPTS);
 }
 
-/** A `ping` to one endpoint (POST /webhook_endpoints/{id}/test). */
+/** A `ping` to one endpoint (POST /webhook_endpoints/{id}/test), within the endpoint's limits (limits.ts). */
 export async function sendPing(tx: Sql, scope: Scope, endpointId: string, now: Date): Promise<WebhookEvent> {
   await requireEndpoint(tx, scope, endpointId, { enabled: true });
+  await admitManualDelivery(tx, endpointId, now);
   const e = newEvent(scope, 'ping', now, null, { endpoint_id: endpointId });
   await repo.insertEvent(tx, e, MAX_ATTEMPTS, endpointId);
   return JSON.parse(e.payload) as WebhookEvent;
@@ -111,12 +114,18 @@ export async function listEvents(
 
 /**
  * Delivers a stored event again, with the same `webhook-id` (receivers deduplicate on it): to the endpoint named,
- * or to every enabled endpoint subscribed to its type.
+ * or to every enabled endpoint subscribed to its type; each within its limits (limits.ts), or none is queued.
  */
 export async function redeliverEvent(tx: Sql, scope: Scope, eventId: string, endpointId: string | undefined, now: Date) {
   const event = await repo.findEvent(tx, eventId, scope.partnerId, scope.env, true);
   if (!event) throw notFound(`No event ${eventId} on this account in ${scope.env} (events are kept ${EVENT_RETENTION_DAYS} days).`, { event_id: eventId });
   if (endpointId) await requireEndpoint(tx, scope, endpointId, { enabled: true });
+  const targets = endpointId
+    ? [endpointId]
+    : (await listPartnerEndpoints(tx, scope.partnerId, scope.env))
+        .filter((e) => e.status === 'enabled' && e.events.includes(event.type))
+        .map((e) => e.endpointId);
+  for (const target of targets.sort()) await admitManualDelivery(tx, target, now);
   const deliveries = await repo.enqueueDeliveries(tx, eventId, MAX_ATTEMPTS, now, endpointId);
   return { event_id: eventId, deliveries: deliveries.map((d) => ({ delivery_id: d.id, endpoint_id: d.endpointId })) };
 }

@@ -41,6 +41,7 @@ describe('Configuration is read once and fails fast', () => {
     expect(loadConfig({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', WEBHOOKS_TIMEOUT_MS: '2000' }).webhooks).toEqual({
       allowPrivateTargets: true,
       timeoutMs: 2000,
+      allowedPorts: null,
     });
     expect(() => loadConfig({ WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'yes' })).toThrow(/WEBHOOKS_ALLOW_PRIVATE_TARGETS/);
     expect(() => loadConfig({ WEBHOOKS_TIMEOUT_MS: '0' })).toThrow(/WEBHOOKS_TIMEOUT_MS/);
@@ -54,6 +55,16 @@ describe('Configuration is read once and fails fast', () => {
     expect(allowed({ NODE_ENV: 'development', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'false' })).toBe(false);
     // An empty value is unset, as for every variable.
     expect(allowed({ ...prod, WEBHOOKS_ALLOW_PRIVATE_TARGETS: '' })).toBe(false);
+  });
+
+  it('when WEBHOOKS_ALLOWED_PORTS is set, then production allows public targets 443, 80 and those ports; outside production any port; a bad list stops the start', () => {
+    const prod = { NODE_ENV: 'production', OPERATOR_TOKEN: 'op_0123456789abcdefghijklmnopqrstuvwxyz' };
+    const ports = (env: Record<string, string>) => loadConfig(env).webhooks.allowedPorts;
+    expect(ports(prod)).toEqual([443, 80]);
+    expect(ports({ ...prod, WEBHOOKS_ALLOWED_PORTS: '8443, 9443,443' })).toEqual([443, 80, 8443, 9443]);
+    expect(ports({ WEBHOOKS_ALLOWED_PORTS: '8443' })).toBeNull();
+    for (const bad of ['80;443', 'https', '0', '70000', '8443,'])
+      expect(() => loadConfig({ ...prod, WEBHOOKS_ALLOWED_PORTS: bad })).toThrow(/WEBHOOKS_ALLOWED_PORTS/);
   });
 
   it('when OPS_LISTEN is set, then it is HOST:PORT on another port than PORT; anything else stops the start naming it', () => {

@@ -7,7 +7,8 @@ const scope = (ctx: PartnerContext) => ({ partnerId: ctx.partner.partnerId, env:
 
 export const createWebhookEndpoint: TransfersHandler<'createWebhookEndpoint'> = async (call, ctx) => {
   // The host is resolved and checked before the transaction opens (DNS may take a while).
-  const url = await checkTargetUrl(call.body.url, ctx.env, ctx.deps.config.webhooks.allowPrivateTargets, ctx.deps.resolveHost);
+  const { allowPrivateTargets, allowedPorts } = ctx.deps.config.webhooks;
+  const url = await checkTargetUrl(call.body.url, ctx.env, allowPrivateTargets, ctx.deps.resolveHost, allowedPorts);
   return { status: 201, body: await createEndpoint(await ctx.tx(), scope(ctx), { url, events: call.body.events }, ctx.deps.clock.now()) };
 };
 
