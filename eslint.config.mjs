@@ -57,7 +57,7 @@ export default tseslint.config(
     files: ['src/http/**/*.ts'],
     ignores: ['src/http/pipeline.ts', 'src/http/client-error.ts', 'src/http/probes.ts'],
     rules: layer(
-      ['**/data/repositories/**', '!**/data/repositories/audit-repository', '**/data/knex', '**/adapters/**'],
+      ['**/data/repositories/**', '!**/data/repositories/audit-repository', '!**/data/repositories/audit-reads', '**/data/knex', '**/adapters/**'],
       'HTTP maps requests to use cases: reach the database through src/domain (the audit log of HTTP exchanges aside).',
     ),
   },

@@ -6,7 +6,8 @@ import type { Knex } from 'knex';
 import { loadConfig, type Config } from './config/env';
 import { makeKnex, migrateLatest, secureDataDir } from './data/knex';
 import { createApp } from './http/app';
-import { answerUnparsable } from './http/client-error';
+import { answerConnect, answerUnparsable } from './http/client-error';
+import { guardConnections } from './http/connections';
 import { makeLogger, type Logger } from './shared/logger';
 import { systemClock, type Clock } from './shared/clock';
 import { keySecret } from './shared/ids';
@@ -129,10 +130,13 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   }
   const servers = opsServer ? [server, opsServer] : [server];
   const stopRetention = scheduleRetention(deps);
-  // Webhooks are delivered whether or not the marketplace is configured; each channel keeps its own retry schedule.
+  // Webhooks are delivered whether or not the marketplace is configured; each channel keeps its own retry schedule
+  // and runs on a loop of its own: the marketplace's, production webhooks' and sandbox webhooks' never wait for each other.
+  const webhookSender = new HttpWebhookSender({ timeoutMs: config.webhooks.timeoutMs, resolve: deps.resolveHost, allowedPorts: config.webhooks.allowedPorts });
   const channels = [
-    webhookChannel(deps, new HttpWebhookSender({ timeoutMs: config.webhooks.timeoutMs, resolve: deps.resolveHost })),
     ...(marketplace ? [marketplaceChannel(marketplace, { baseDelayMs: config.outbox.retryBaseMs })] : []),
+    webhookChannel(deps, webhookSender, { env: 'production' }),
+    webhookChannel(deps, webhookSender, { env: 'sandbox' }),
   ];
   const stopOutbox = opts.outboxWorker !== false ? startOutboxWorker(deps, channels, { pollMs: config.outbox.pollMs }) : async () => {};
   const { url: flightUrl, key: flightKey, pollMs: flightPollMs } = config.flightStatus;
@@ -178,18 +182,24 @@ export function auditedFlightStatus(deps: Pick<Deps, 'db'>, url: string, key?: s
 
 async function listen(app: http.RequestListener, deps: Deps, port: number, host: string): Promise<http.Server> {
   const { requestTimeoutMs, headersTimeoutMs, maxConnections } = deps.config;
-  // A request's head must arrive within headersTimeoutMs and the whole request within requestTimeoutMs (checked
-  // every second, not Node's default 30 s), so a slow client cannot hold a connection for minutes.
-  const server = http.createServer({ requestTimeout: requestTimeoutMs, headersTimeout: headersTimeoutMs, connectionsCheckingInterval: 1000 }, app);
+  // A request's head must arrive within headersTimeoutMs (checked every second, not Node's default 30 s), and its body
+  // within requestTimeoutMs after the head: the pipeline keeps that deadline itself so it can answer 408 and close.
+  // Node's whole-request timeout is only the backstop behind it.
+  const server = http.createServer(
+    { requestTimeout: headersTimeoutMs + requestTimeoutMs + 2000, headersTimeout: headersTimeoutMs, connectionsCheckingInterval: 1000 },
+    app,
+  );
   // Idle keep-alive connections are kept longer than clients and load balancers keep theirs (load balancers commonly
   // idle out at 60 s; undici closes shortly before the advertised timeout, but its timers are coarse), so a client
   // rarely sends a request on a connection the server is closing at that moment: an ECONNRESET the client cannot
-  // tell from a crash. Node's default of 5 s raced with clients in tests. (An idle connection is not waiting for a
-  // request's head: headersTimeout starts with the first byte of the next request.)
+  // tell from a crash. Node's default of 5 s raced with clients in tests. When the listener is full, idle ones are
+  // closed first (connections.ts).
   server.keepAliveTimeout = 65_000;
   // Connections over the cap are closed as they are accepted.
   server.maxConnections = maxConnections;
+  guardConnections(server, deps);
   server.on('clientError', answerUnparsable(deps));
+  server.on('connect', answerConnect(deps));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

@@ -50,6 +50,11 @@ const schema = z.object({
   OUTBOX_RETRY_BASE_MS: z.coerce.number().int().min(1).max(600000).default(2000),
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).optional(),
   WEBHOOKS_TIMEOUT_MS: z.coerce.number().int().min(100).max(60000).default(15000),
+  WEBHOOKS_ALLOWED_PORTS: z
+    .string()
+    .regex(/^\s*\d{1,5}(?:\s*,\s*\d{1,5})*\s*$/, 'ports separated by commas, e.g. 8443,9443')
+    .refine((v) => v.split(',').every((p) => Number(p) >= 1 && Number(p) <= 65535), 'ports are 1 to 65535')
+    .optional(),
   TRUST_PROXY: z
     .string()
     .refine(
@@ -59,9 +64,13 @@ const schema = z.object({
     .optional(),
   ANON_RATE_PER_S: z.coerce.number().min(0.01).max(100000).default(20),
   ANON_BURST: z.coerce.number().int().min(1).max(1000000).default(200),
+  SANDBOX_RATE_PER_S: z.coerce.number().min(0.01).max(100000).default(25),
+  SANDBOX_BURST: z.coerce.number().int().min(1).max(1000000).default(250),
   MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1000000).default(1024),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(30000).default(30000),
   HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(20000).default(20000),
+  FIRST_BYTE_TIMEOUT_MS: z.coerce.number().int().min(500).max(60000).default(5000),
+  MAX_CONNECTIONS_PER_CLIENT: z.coerce.number().int().min(1).max(1000000).default(128),
 });
 
 /** The secrets a production start refuses when shorter than this. */
@@ -137,6 +146,11 @@ export interface Config {
     allowPrivateTargets: boolean;
     /** One delivery attempt: connect, send and the receiver's answer. */
     timeoutMs: number;
+    /**
+     * The ports a public target may use: in production 443, 80 and WEBHOOKS_ALLOWED_PORTS (so webhooks cannot probe
+     * other services' ports); null, any port (outside production). Private targets the deployment allows keep any.
+     */
+    allowedPorts: readonly number[] | null;
   };
   /** Body size limit of every surface. */
   maxBodyBytes: number;
@@ -144,9 +158,15 @@ export interface Config {
   trustProxy: false | number | string[];
   /** Requests without a valid credential, per client address: a token bucket. */
   anonymousLimit: { requestsPerSecond: number; burst: number };
+  /** A sandbox key's limit where an operator has set none (production has none by default). */
+  sandboxLimit: { requestsPerSecond: number; burst: number };
   /** Connections held at once per listener; more are closed at accept. */
   maxConnections: number;
-  /** A request's head and body must arrive within requestTimeoutMs, its head within headersTimeoutMs. */
+  /** Connections held at once per client address (an IPv6 /64), except from a trusted proxy (TRUST_PROXY). */
+  maxConnectionsPerClient: number;
+  /** A connection that sends no byte within this time of accept is closed. */
+  firstByteTimeoutMs: number;
+  /** A request's head must arrive within headersTimeoutMs, and its body within requestTimeoutMs after the head. */
   requestTimeoutMs: number;
   headersTimeoutMs: number;
 }
@@ -207,13 +227,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhooks: Object.freeze({
       allowPrivateTargets: e.WEBHOOKS_ALLOW_PRIVATE_TARGETS === undefined ? e.NODE_ENV !== 'production' : e.WEBHOOKS_ALLOW_PRIVATE_TARGETS === 'true',
       timeoutMs: e.WEBHOOKS_TIMEOUT_MS,
+      allowedPorts:
+        e.NODE_ENV === 'production'
+          ? Object.freeze([...new Set([443, 80, ...(e.WEBHOOKS_ALLOWED_PORTS ? e.WEBHOOKS_ALLOWED_PORTS.split(',').map(Number) : [])])])
+          : null,
     }),
     maxBodyBytes: 64 * 1024,
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
     anonymousLimit: Object.freeze({ requestsPerSecond: e.ANON_RATE_PER_S, burst: e.ANON_BURST }),
+    sandboxLimit: Object.freeze({ requestsPerSecond: e.SANDBOX_RATE_PER_S, burst: e.SANDBOX_BURST }),
     maxConnections: e.MAX_CONNECTIONS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+    maxConnectionsPerClient: e.MAX_CONNECTIONS_PER_CLIENT,
+    firstByteTimeoutMs: e.FIRST_BYTE_TIMEOUT_MS,
   });
 }
 

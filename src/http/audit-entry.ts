@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { AppError } from '../shared/errors';
-import { mayHoldSecrets, redactBody, redactBytes, redactHeaders, redactText } from '../shared/redact';
+import { mayHoldSecrets, redactBody, redactBytes, redactedHead, redactHeaders, redactText } from '../shared/redact';
 import { jsonbText, unparsedBody } from '../data/repositories/audit-repository';
 import { decodeBody } from './decode';
 import type { Document, RequestContext } from './types';
@@ -22,11 +22,12 @@ function refusedBody(raw: Buffer, declared: string | string[] | undefined): stri
   if (raw.length === 0 && declared === undefined) return null;
   const trace: Record<string, unknown> = { bytes: raw.length, sha256: createHash('sha256').update(raw).digest('hex') };
   if (typeof declared === 'string' && Number(declared) !== raw.length) trace.declared_bytes = Number(declared) || declared.slice(0, 32);
-  const head = raw.subarray(0, REFUSED_BODY_HEAD);
+  // A little past the mark, so a secret crossing it is recognised whole before the head is cut.
+  const head = raw.subarray(0, REFUSED_BODY_HEAD + 512);
   if (head.length) {
     const text = utf8Head(head);
-    if (text === null) trace.head_base64 = redactBytes(head).toString('base64');
-    else trace.head = redactText(text);
+    if (text === null) trace.head_base64 = redactBytes(head.subarray(0, REFUSED_BODY_HEAD)).toString('base64');
+    else trace.head = redactedHead(text, REFUSED_BODY_HEAD);
   }
   return jsonbText({ $refused: trace });
 }
@@ -68,24 +69,80 @@ export function auditRequestBody(ctx: RequestContext, refused: boolean): string 
   return jsonbText(mayHoldSecrets(decoded.text) ? redactBody(decoded.value) : decoded.value);
 }
 
-/** Header values of a refused request are kept up to this many characters each. */
+/** Header values of a refused request are kept up to this many characters each… */
 const REFUSED_HEADER_VALUE = 256;
+/**
+ * …and only these headers (what tells who sent it, how and what): a refused request costs a small row however many
+ * headers it sent; the others are counted (`$omitted`).
+ */
+const REFUSED_HEADERS_KEPT = new Set([
+  'host',
+  'user-agent',
+  'content-type',
+  'content-length',
+  'transfer-encoding',
+  'authorization',
+  'x-api-key',
+  'idempotency-key',
+  'origin',
+  'referer',
+  'x-forwarded-for',
+  'forwarded',
+  'traceparent',
+]);
 
 export function auditRequestHeaders(headers: Record<string, unknown>, refused: boolean): string {
-  const redacted = redactHeaders(headers);
-  if (refused) {
-    for (const [k, v] of Object.entries(redacted))
-      if (v.length > REFUSED_HEADER_VALUE) redacted[k] = `${v.slice(0, REFUSED_HEADER_VALUE)}…[cut: ${v.length} characters]`;
+  if (!refused) return jsonbText(redactHeaders(headers))!;
+  const kept: Record<string, unknown> = {};
+  let omitted = 0;
+  let omittedBytes = 0;
+  for (const [k, v] of Object.entries(headers)) {
+    if (REFUSED_HEADERS_KEPT.has(k)) kept[k] = v;
+    else {
+      omitted += 1;
+      omittedBytes += k.length + String(v).length;
+    }
   }
+  const redacted: Record<string, unknown> = redactHeaders(kept);
+  for (const [k, v] of Object.entries(redacted) as Array<[string, string]>)
+    if (v.length > REFUSED_HEADER_VALUE) redacted[k] = `${v.slice(0, REFUSED_HEADER_VALUE)}…[cut: ${v.length} characters]`;
+  if (omitted) redacted.$omitted = { headers: omitted, bytes: omittedBytes };
   return jsonbText(redacted)!;
 }
 
-export function auditResponseBody(text: string, document?: Document, contentType?: string): string | null {
+/** What the pipeline answered, as the audit row keeps it. */
+export interface Answered {
+  text: string;
+  body?: unknown;
+  document?: Document;
+  contentType?: string;
+  auditDigest?: boolean;
+}
+
+export function auditResponseBody(r: Answered): string | null {
+  const { text, document, contentType } = r;
   if (document)
     return jsonbText({ $document: document.contentType, bytes: document.bytes.length, sha256: createHash('sha256').update(document.bytes).digest('hex') });
   if (!text) return null;
+  if (r.auditDigest) return echoDigest(text, r.body);
   // Text that is not JSON (a CSV statement) is kept whole, as a JSON string.
   if (contentType) return jsonbText(mayHoldSecrets(text) ? redactText(text) : text);
   if (!mayHoldSecrets(text)) return text;
   return jsonbText(redactBody(JSON.parse(text)));
+}
+
+/**
+ * An answer that echoes stored exchanges (the audit log, a partner's request log) is audited as its size and digest:
+ * kept whole, each read would store everything it read again, and the next read twice that. `rows`: the entries of
+ * its top-level lists (1 for a single entry).
+ */
+function echoDigest(text: string, body: unknown): string {
+  let rows = 0;
+  if (body && typeof body === 'object') for (const v of Object.values(body)) if (Array.isArray(v)) rows += v.length;
+  return jsonbText({
+    $omitted: 'echoes stored exchanges',
+    rows: rows || 1,
+    bytes: Buffer.byteLength(text),
+    sha256: createHash('sha256').update(text).digest('hex'),
+  })!;
 }

@@ -37,6 +37,12 @@ export class Metrics {
     help: 'Requests whose audit row (or the write committed with it) could not be written; the change was rolled back.',
     registers: [this.registry],
   });
+  readonly connectionsDropped = new Counter({
+    name: 'http_connections_dropped_total',
+    help: 'Connections closed by the server before any answer, by reason: idle (no byte within FIRST_BYTE_TIMEOUT_MS of accept), per_client (over MAX_CONNECTIONS_PER_CLIENT from one address or IPv6 /64), listener_full (over MAX_CONNECTIONS).',
+    labelNames: ['reason'] as const,
+    registers: [this.registry],
+  });
   readonly rateLimited = new Counter({
     name: 'rate_limited_total',
     help: 'Requests answered 429, by scope: anonymous (per client address) or partner (a partner limit).',

@@ -10,7 +10,7 @@ import { rateLimitedFor } from '../data/repositories/rate-limits-repository';
 import { isContention } from '../data/errors';
 import type { Deps } from '../deps';
 import { auditRequestBody, auditRequestHeaders, auditResponseBody } from './audit-entry';
-import { discard, MAX_URL_BYTES, payloadTooLarge, readBody, traceIdOf, uriTooLong } from './request-intake';
+import { discard, MAX_URL_BYTES, payloadTooLarge, readBody, requestTimeout, traceIdOf, uriTooLong } from './request-intake';
 import type { Surface } from './surface';
 import { RequestContext, type HandlerResult } from './types';
 
@@ -49,11 +49,16 @@ export function pipeline(surface: Surface, deps: Deps) {
       discard(req);
       res.shouldKeepAlive = false;
     } else {
-      const body = await readBody(req, deps.config.maxBodyBytes);
+      const body = await readBody(req, deps.config.maxBodyBytes, deps.config.requestTimeoutMs);
       raw = body.bytes;
       if (body.over) {
         early = payloadTooLarge(deps.config.maxBodyBytes);
         res.shouldKeepAlive = false;
+      } else if (body.timedOut) {
+        // Answered, then the connection is cut: the rest of the body is not waited for.
+        early = requestTimeout();
+        res.shouldKeepAlive = false;
+        res.once('finish', () => req.socket.destroy());
       } else if (body.aborted) early = invalidRequest('The request body could not be read.');
     }
     if (arrivedDraining) {
@@ -175,7 +180,7 @@ export function pipeline(surface: Surface, deps: Deps) {
         requestHeaders: auditRequestHeaders(req.headers, refused),
         requestBody: auditRequestBody(ctx, refused),
         responseHeaders: jsonbText(redactHeaders(s.headers))!,
-        responseBody: auditResponseBody(s.text, s.document, s.contentType),
+        responseBody: auditResponseBody(s),
         durationMs: msSince(started),
         client: clientAddress ?? null,
         operatorId: ctx.operator?.operatorId ?? null,

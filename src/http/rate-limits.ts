@@ -1,11 +1,12 @@
 import type { AppError } from '../shared/errors';
+import { authClient } from '../domain/operators/operator-auth';
 import { HttpRefusal } from './errors';
 import type { RequestContext } from './types';
 
 /**
  * Rate limits, two kinds:
  *
- * - anonymous: requests without a valid credential, per client address, in this instance's memory (a token
+ * - anonymous: requests without a valid credential, per client address (an IPv6 /64), in this instance's memory (a token
  *   bucket: ANON_RATE_PER_S a second, bursts of ANON_BURST). Refusing a stranger must cost less than serving
  *   them, so this takes no round trip; with N instances behind a balancer an address gets up to N times the rate.
  * - per partner and environment, set by operators: a token bucket in the database, taken from in every request's
@@ -102,6 +103,7 @@ export class EmptyBuckets {
 /** The anonymous limit for a request without a valid credential: the 429 when its address has no token left. */
 export function anonymousLimit(ctx: RequestContext): AppError | undefined {
   const limiter = ctx.deps.limits.anonymous;
-  const wait = limiter.take(ctx.clientAddress ?? 'unknown', ctx.deps.clock.now().getTime());
+  // Per address, an IPv6 client per /64 (one host usually holds the whole /64).
+  const wait = limiter.take(authClient(ctx.clientAddress), ctx.deps.clock.now().getTime());
   return wait > 0 ? rateLimited('anonymous', limiter.bucket, wait) : undefined;
 }

@@ -23,7 +23,11 @@ interface ReadBody {
   over: boolean;
   /** The client went away before the body ended. */
   aborted: boolean;
+  /** The body did not arrive within its deadline: answer 408 and close the connection. */
+  timedOut?: boolean;
 }
+
+export const requestTimeout = () => new AppError('request_timeout', 'The request body did not arrive in time.', {});
 
 /** Reads the rest of a body we will not use, up to DISCARD_AT_MOST, so the answer reaches a client still sending. */
 export function discard(req: IncomingMessage, already = 0): void {
@@ -35,8 +39,11 @@ export function discard(req: IncomingMessage, already = 0): void {
   req.resume();
 }
 
-/** The body up to `limit` bytes. Whether it came with Content-Length or chunked, a larger one stops at the limit. */
-export function readBody(req: IncomingMessage, limit: number): Promise<ReadBody> {
+/**
+ * The body up to `limit` bytes. Whether it came with Content-Length or chunked, a larger one stops at the limit. A
+ * body still arriving after `deadlineMs` is cut there (`timedOut`): the pipeline answers it 408 and closes.
+ */
+export function readBody(req: IncomingMessage, limit: number, deadlineMs: number): Promise<ReadBody> {
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > limit) {
     discard(req);
@@ -46,9 +53,11 @@ export function readBody(req: IncomingMessage, limit: number): Promise<ReadBody>
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
+    const timer = setTimeout(() => settle({ over: false, aborted: false, timedOut: true }), deadlineMs);
     const settle = (r: Omit<ReadBody, 'bytes'>) => {
       if (settled) return;
       settled = true;
+      clearTimeout(timer);
       req.removeListener('data', onData);
       resolve({ ...r, bytes: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks) });
     };

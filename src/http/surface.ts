@@ -80,6 +80,8 @@ interface Route {
   schemes: string[][];
   /** The operation's request validators, compiled on its first request (openapi-backend keeps them). */
   validators: () => ValidateFunction[];
+  /** `x-audit-response: digest`: the answer echoes stored exchanges, and its audit row keeps a digest of it. */
+  auditDigest?: true;
 }
 
 type Match = { route: Route; rawParams: Record<string, string> } | { miss: 'not_found' | 'method_not_allowed'; allow: string[] };
@@ -148,6 +150,7 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
       specificity: op.path.replace(/\{.*?\}/g, '').length,
       schemes: security.map((req) => Object.keys(req)),
       validators: () => api.validator.getRequestValidatorsForOperation(op.operationId!) ?? [],
+      ...((op as { 'x-audit-response'?: string })['x-audit-response'] === 'digest' ? { auditDigest: true as const } : {}),
     };
   });
   const exact = new Map(routes.filter((r) => !r.pattern).map((r) => [`${r.method} ${r.op.path}`, r]));
@@ -190,7 +193,7 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
   function respond(ctx: RequestContext, route: Route, r: HandlerResult): HandlerResult {
     if (r.rawBody !== undefined || r.document) return r;
     const body = opts.decorate && r.body !== undefined && r.status < 400 ? opts.decorate(ctx, r.body) : r.body;
-    const out: HandlerResult = { ...r, body };
+    const out: HandlerResult = { ...r, body, auditDigest: route.auditDigest };
     if (deps.config.responseValidation !== 'off' && body !== undefined) {
       const v = api.validator.validateResponse(body, route.op, r.status);
       if (v.errors?.length) {
@@ -209,8 +212,8 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
   async function handle(ctx: RequestContext, early?: AppError): Promise<HandlerResult> {
     const q = ctx.url.indexOf('?');
     const pathname = q < 0 ? ctx.url : ctx.url.slice(0, q);
-    // A URL over the limit is refused before it is matched or anything is looked up.
-    if (early?.code === 'uri_too_long') return opts.errorResult(ctx, anonymousLimit(ctx) ?? early);
+    // A URL over the limit, or a body that did not arrive in time, is refused before anything is looked up.
+    if (early?.code === 'uri_too_long' || early?.code === 'request_timeout') return opts.errorResult(ctx, anonymousLimit(ctx) ?? early);
     const m = match(ctx.method, pathname);
     if ('miss' in m) {
       ctx.operationId = m.miss;

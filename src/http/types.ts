@@ -23,7 +23,7 @@ export interface AuthenticatedPartner {
   authVersion: string;
 }
 
-export type OperatorRole = 'admin' | 'dispatcher' | 'viewer';
+export type OperatorRole = 'admin' | 'dispatcher' | 'viewer' | 'metrics';
 
 export interface AuthenticatedOperator {
   /** `bootstrap` for OPERATOR_TOKEN, else the named operator's id. */
@@ -64,6 +64,11 @@ export interface HandlerResult {
   document?: Document;
   /** Committed with this request's audit row in one statement (see data/write.ts). */
   write?: Write;
+  /**
+   * The answer echoes stored exchanges (the contract's `x-audit-response: digest`): its audit row keeps its size and
+   * digest, not the answer, so reading the audit log never feeds on itself.
+   */
+  auditDigest?: boolean;
 }
 
 /**

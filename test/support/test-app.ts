@@ -32,6 +32,7 @@ export function testConfig(overrides: Record<string, string | undefined> = {}): 
     SANDBOX_SLOW_MS: '200',
     // The test clock stands still: the anonymous limit would never refill. Its own tests set it.
     ANON_BURST: '1000000',
+    SANDBOX_BURST: '1000000',
     DATABASE_URL: process.env.DATABASE_URL,
     ...overrides,
   });

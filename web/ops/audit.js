@@ -1,8 +1,8 @@
 // @ts-check
 /*
  * The audit log (#audit[?request_id=…], dispatcher): every request the service answered or made, searched by
- * request id, partner, path, surface, direction and time, 25 a page, newest first; one entry's request and response
- * side by side (as stored: secrets redacted).
+ * request id, partner, path, surface, direction and time, 25 a page (fewer when they are large), newest first; one
+ * entry's request and response side by side (as stored: secrets redacted), read whole when the list shows it cut.
  */
 import { api, handler, refusal } from './api.js';
 import { $, append, clear, h, tbody } from './dom.js';
@@ -12,8 +12,8 @@ import { registerView } from './router.js';
 /** @typedef {import('./api.js').AuditEntry} AuditEntry */
 
 const PAGE = 25;
-/** @type {{ query: URLSearchParams | null, pages: (string | null)[], rows: AuditEntry[] }} `pages`: each page's before_id */
-const audit = { query: null, pages: [], rows: [] };
+/** @type {{ query: URLSearchParams | null, pages: (string | null)[], rows: AuditEntry[], next: string | null }} `pages`: each page's before_id */
+const audit = { query: null, pages: [], rows: [], next: null };
 const AUDIT_FIELDS = ['request_id', 'partner_id', 'path', 'surface', 'direction', 'from', 'to'];
 
 /** A datetime-local value (Sri Lanka time) as an instant. @param {string} v */
@@ -70,10 +70,11 @@ async function loadAuditPage() {
     return;
   }
   audit.rows = r.json.data;
+  audit.next = r.json.next_before_id;
   $('audit-status').textContent = audit.rows.length ? '' : 'No entry matches.';
   $('audit-page').textContent = 'Page ' + audit.pages.length;
   $('audit-newer', HTMLButtonElement).disabled = audit.pages.length < 2;
-  $('audit-older', HTMLButtonElement).disabled = audit.rows.length < PAGE;
+  $('audit-older', HTMLButtonElement).disabled = !audit.next;
   audit.rows.forEach((e) => {
     body.appendChild(
       h(
@@ -84,7 +85,7 @@ async function loadAuditPage() {
           { 'data-label': 'Time' },
           h(
             'button',
-            { type: 'button', class: 'link', 'aria-label': 'Show entry ' + e.id + ' (' + e.request_id + ')', onclick: () => showEntry(e) },
+            { type: 'button', class: 'link', 'aria-label': 'Show entry ' + e.id + ' (' + e.request_id + ')', onclick: handler(() => showEntry(e)) },
             when(e.at, true),
           ),
         ),
@@ -96,11 +97,21 @@ async function loadAuditPage() {
       ),
     );
   });
-  if (audit.rows.length === 1) showEntry(audit.rows[0]);
+  if (audit.rows.length === 1) await showEntry(audit.rows[0]);
 }
 
-/** The request and the response, side by side (as stored: secrets redacted). @param {AuditEntry} e */
-function showEntry(e) {
+/**
+ * The request and the response, side by side (as stored: secrets redacted). A list shows large bodies cut: the entry
+ * is then read whole first. @param {AuditEntry} listed
+ */
+async function showEntry(listed) {
+  let e = listed;
+  if (listed.cut) {
+    $('audit-status').textContent = 'Reading the whole entry…';
+    const r = await api('getAuditEntry', 'GET', '/audit/' + encodeURIComponent(listed.id));
+    $('audit-status').textContent = r.ok ? '' : refusal(r);
+    if (r.ok) e = r.json;
+  }
   const detail = clear($('audit-detail'));
   document.querySelectorAll('#audit-table tr.selected').forEach((tr) => tr.classList.remove('selected'));
   const tr = document.querySelector('#audit-table tr[data-entry="' + e.id + '"]');
@@ -163,7 +174,7 @@ export function setUpAudit() {
   $('audit-older').addEventListener(
     'click',
     handler(async () => {
-      audit.pages.push(audit.rows[audit.rows.length - 1].id);
+      audit.pages.push(audit.next);
       await loadAuditPage();
     }),
   );

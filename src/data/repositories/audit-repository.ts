@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { sql, type Sql, type Statement } from '../database';
 import { combine, isEmpty, type Write } from '../write';
 
@@ -43,9 +44,9 @@ const params = (e: AuditEntry): unknown[] => [
   e.env,
   e.requestId,
   storable(e.requestHeaders),
-  storable(e.requestBody),
+  capped(storable(e.requestBody)),
   storable(e.responseHeaders),
-  storable(e.responseBody),
+  capped(storable(e.responseBody)),
   e.durationMs,
   e.attempt ?? null,
   e.error === undefined || e.error === null ? null : text(e.error),
@@ -77,6 +78,24 @@ export function jsonbText(value: unknown): string | null {
 /** The same for JSON text already serialised (a response as sent): whatever it holds, the audit row can store it. */
 export function storable<T extends string | null>(json: T): T {
   return (json && json.includes('\\u') ? json.replace(JSONB_REFUSES, '$1\\\\u$2') : json) as T;
+}
+
+/** The most of a body's JSON text one audit row keeps (bytes); a larger body is kept as its size, digest and head. */
+export const AUDIT_BODY_CAP = 64 * 1024;
+/** How much of the start of a body over the cap is kept (characters of its JSON text). */
+export const CUT_HEAD = 2 * 1024;
+
+/**
+ * Every stored body is bounded, whoever wrote it and whatever route a future change adds: over AUDIT_BODY_CAP it is
+ * kept as `{"$cut": {"bytes", "sha256", "head"}}` (its UTF-8 size, the SHA-256 of the whole text, its first 2 KiB).
+ * The text was redacted before it got here, so its head holds no secret.
+ */
+export function capped<T extends string | null>(json: T): T | string {
+  // A UTF-16 unit is at most 3 bytes of UTF-8: most bodies are known to fit without measuring them.
+  if (json === null || json.length * 3 <= AUDIT_BODY_CAP) return json;
+  const bytes = Buffer.byteLength(json);
+  if (bytes <= AUDIT_BODY_CAP) return json;
+  return jsonbText({ $cut: { bytes, sha256: createHash('sha256').update(json).digest('hex'), head: json.slice(0, CUT_HEAD) } })!;
 }
 
 /**
@@ -141,82 +160,6 @@ export async function commitWithAudit(db: Sql, write: Write | undefined, e: Audi
   return rows[0].n > 0;
 }
 
-export interface AuditQuery {
-  limit: number;
-  path?: string;
-  partnerId?: string;
-  requestId?: string;
-  operatorId?: string;
-  surface?: string;
-  direction?: 'inbound' | 'outbound';
-  from?: Date;
-  to?: Date;
-  /** Keyset pagination: rows with a smaller id (older). */
-  beforeId?: string;
-}
-
-export interface AuditView {
-  id: string;
-  at: string;
-  surface: string;
-  direction: 'inbound' | 'outbound';
-  method: string;
-  path: string;
-  status: number | null;
-  partner_id: string | null;
-  env: string | null;
-  request_id: string;
-  request_headers: Record<string, unknown>;
-  request_body: unknown;
-  response_headers: Record<string, unknown>;
-  response_body: unknown;
-  duration_ms: number;
-  attempt: number | null;
-  error: string | null;
-  client: string | null;
-  operator_id: string | null;
-  trace_id: string | null;
-}
-
-/** Newest first, filtered; every filter is served by an index of the partitioned table. */
-export async function listAudit(db: Sql, q: AuditQuery): Promise<AuditView[]> {
-  const k = db.knex;
-  const query = k('audit_log').orderBy('id', 'desc').limit(q.limit);
-  if (q.path) query.whereLike('path', `${q.path.replace(/[\\%_]/g, (c) => `\\${c}`)}%`);
-  if (q.partnerId) query.where('partnerId', q.partnerId);
-  if (q.requestId) query.where('requestId', q.requestId);
-  if (q.operatorId) query.where('operatorId', q.operatorId);
-  if (q.surface) query.where('surface', q.surface);
-  if (q.direction) query.where('direction', q.direction);
-  if (q.from) query.where('at', '>=', q.from);
-  if (q.to) query.where('at', '<', q.to);
-  if (q.beforeId) query.where('id', '<', q.beforeId);
-  // The builder's rows are untyped: read as what the select above names.
-  const rows = (await query) as Array<Record<string, unknown>>;
-  return rows.map((r) => ({
-    id: String(r.id),
-    at: (r.at as Date).toISOString(),
-    surface: r.surface as string,
-    direction: r.direction as 'inbound' | 'outbound',
-    method: r.method as string,
-    path: r.path as string,
-    status: (r.status as number | null) ?? null,
-    partner_id: (r.partnerId as string | null) ?? null,
-    env: (r.env as string | null) ?? null,
-    request_id: r.requestId as string,
-    request_headers: r.requestHeaders as Record<string, unknown>,
-    request_body: r.requestBody ?? null,
-    response_headers: r.responseHeaders as Record<string, unknown>,
-    response_body: r.responseBody ?? null,
-    duration_ms: r.durationMs as number,
-    attempt: (r.attempt as number | null) ?? null,
-    error: (r.error as string | null) ?? null,
-    client: (r.client as string | null) ?? null,
-    operator_id: (r.operatorId as string | null) ?? null,
-    trace_id: (r.traceId as string | null) ?? null,
-  }));
-}
-
 const ensure = sql('select audit_log_ensure_partitions($1::timestamptz, $2::int) as made');
 
 /** Creates the monthly partitions from `from`'s month on, `months` of them (idempotent, safe on every instance). */
@@ -243,77 +186,4 @@ export async function dropAuditPartitionsBefore(db: Sql, cutoff: Date): Promise<
   const old = await db.query<{ name: string }>(partitionsOlderThan, [cutoff]);
   for (const { name } of old) await db.query(`drop table "${name.replace(/"/g, '')}"`);
   return old.map((r) => r.name);
-}
-
-/** One request a partner sent, as the integration report reads it. */
-export interface TrafficRow {
-  id: string;
-  at: Date;
-  durationMs: number;
-  method: string;
-  path: string;
-  status: number | null;
-  requestId: string;
-  requestHeaders: Record<string, unknown>;
-  requestBody: unknown;
-  responseHeaders: Record<string, unknown>;
-  responseBody: unknown;
-}
-
-const trafficStmt = sql(`
-  select * from (
-    select id::text as id, at, duration_ms as "durationMs", method, path, status, request_id as "requestId",
-           request_headers as "requestHeaders", request_body as "requestBody", response_headers as "responseHeaders", response_body as "responseBody"
-    from audit_log
-    where partner_id = $1 and env = $2 and surface = 'transfers' and direction = 'inbound' and at >= $3
-    order by id desc
-    limit $4) latest
-  order by id`);
-
-/** A partner's requests in one environment since a time, oldest first (the latest `limit` of them). */
-export async function partnerTraffic(db: Sql, partnerId: string, env: string, since: Date, limit: number): Promise<TrafficRow[]> {
-  return (await db.query<TrafficRow>(trafficStmt, [partnerId, env, since, limit])).map((r) => ({ ...r, at: new Date(r.at) }));
-}
-
-/** One attempt to deliver a webhook to one of a partner's endpoints, as the integration report reads it. */
-export interface WebhookAttemptRow {
-  at: Date;
-  durationMs: number;
-  /** outbox_<id>_a<attempt> */
-  requestId: string;
-  /** The endpoint's URL (redacted), or webhook_endpoints/<id> for an attempt not sent. */
-  url: string;
-  status: number | null;
-  error: string | null;
-  attempt: number | null;
-  endpointId: string | null;
-  eventId: string | null;
-  eventType: string | null;
-  /** The booking whose event it delivered (null for a ping). */
-  bookingRef: string | null;
-}
-
-// The attempts are the partner's audit rows of surface `webhooks` (its index on (partner_id, id), as for the traffic);
-// each names its delivery (outbox_<id>_a<n>), whose event names the booking: one primary-key lookup each (LATERAL with
-// LIMIT stays a parameterised nested loop). Once retention has purged the event (30 days), the delivered body says it.
-const webhookAttemptsStmt = sql(`
-  select a.at, a.duration_ms as "durationMs", a.request_id as "requestId", a.path as url, a.status, a.error, a.attempt,
-         d.endpoint_id as "endpointId", coalesce(d.event_id, a.request_headers ->> 'webhook-id') as "eventId",
-         coalesce(d.type, a.request_body ->> 'type') as "eventType", coalesce(d.booking_ref, a.request_body #>> '{data,booking,booking_ref}') as "bookingRef"
-  from (
-    select id, at, duration_ms, request_id, path, status, error, attempt, request_headers, request_body
-    from audit_log
-    where partner_id = $1 and env = $2 and surface = 'webhooks' and direction = 'outbound' and at >= $3
-    order by id desc
-    limit $4) a
-  left join lateral (
-    select o.endpoint_id, e.event_id, e.type, e.booking_ref
-    from outbox o join webhook_events e on e.event_id = o.event_id
-    where o.id = substring(a.request_id from '^outbox_([0-9]{1,18})_a[0-9]+$')::bigint and o.kind = 'webhook'
-    limit 1) d on true
-  order by a.id`);
-
-/** A partner's webhook delivery attempts in one environment since a time, oldest first (the latest `limit` of them). */
-export async function partnerWebhookAttempts(db: Sql, partnerId: string, env: string, since: Date, limit: number): Promise<WebhookAttemptRow[]> {
-  return (await db.query<WebhookAttemptRow>(webhookAttemptsStmt, [partnerId, env, since, limit])).map((r) => ({ ...r, at: new Date(r.at) }));
 }

@@ -13,7 +13,10 @@ export function rateLimitedFor(e: unknown): number | undefined {
   return Number.isFinite(detail) && detail > 0 ? detail : 1;
 }
 
+// A changed limit starts from a full bucket (the bucket's scope as the transfers surface names it): an operator who
+// raises a partner's limit, or removes it, means now, not once the old bucket has refilled at the old rate.
 const setLimit = sql(`
+  with refilled as (delete from rate_buckets where scope = 'partner:' || $1 || ':' || $2)
   update partners
   set rate_limits = case when $3::jsonb is null then rate_limits - $2::text else jsonb_set(rate_limits, array[$2::text], $3::jsonb) end
   where partner_id = $1

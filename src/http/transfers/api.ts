@@ -10,6 +10,8 @@ import type { RequestContext } from '../types';
 
 /** The partner's bucket in its environment. */
 const bucketOf = (ctx: RequestContext) => `partner:${ctx.partner!.partnerId}:${ctx.env}`;
+/** What this instance remembers of an empty bucket is forgotten when the partner's limit changes (its auth version). */
+const emptyKeyOf = (ctx: RequestContext) => `${bucketOf(ctx)}@${ctx.partner!.authVersion}`;
 
 export { transfersError };
 
@@ -42,7 +44,9 @@ export function createTransfersSurface(deps: Deps) {
             keyId: who.keyId,
             vocabulary: who.vocabulary,
             terms: who.terms,
-            rateLimit: who.rateLimit,
+            // Sandbox keys have a limit unless an operator set one (SANDBOX_RATE_PER_S, SANDBOX_BURST): what a
+            // test key can make the service store stays bounded. Production has none unless an operator sets one.
+            rateLimit: who.rateLimit ?? (who.env === 'sandbox' ? deps.config.sandboxLimit : undefined),
             authVersion: who.authVersion,
           };
           ctx.env = who.env;
@@ -58,7 +62,7 @@ export function createTransfersSurface(deps: Deps) {
       admit: (ctx) => {
         const limit = ctx.partner?.rateLimit;
         if (!limit) return undefined;
-        const wait = deps.limits.emptyPartners.emptyFor(bucketOf(ctx), deps.clock.now().getTime());
+        const wait = deps.limits.emptyPartners.emptyFor(emptyKeyOf(ctx), deps.clock.now().getTime());
         return wait > 0 ? rateLimited('partner', limit, wait) : undefined;
       },
       // Whatever the request did, it commits only if its key is still unrevoked and its partner as it knew it, and
@@ -70,7 +74,7 @@ export function createTransfersSurface(deps: Deps) {
         return keyFreshAtCommit(p.keyId, p.authVersion, bucket);
       },
       rateLimitedAtCommit: (ctx, seconds) => {
-        deps.limits.emptyPartners.remember(bucketOf(ctx), deps.clock.now().getTime() + seconds * 1000);
+        deps.limits.emptyPartners.remember(emptyKeyOf(ctx), deps.clock.now().getTime() + seconds * 1000);
         return rateLimited('partner', ctx.partner!.rateLimit!, seconds);
       },
       decorate: (ctx, body) => (body && typeof body === 'object' && !Array.isArray(body) ? { env: ctx.env ?? null, ...body } : body),

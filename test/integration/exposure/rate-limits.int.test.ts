@@ -171,3 +171,40 @@ describe(`A partner's own limit holds across instances (${backend})`, () => {
     expect(await app.db('idempotency_keys').where({ partnerId: partner.partner_id })).toHaveLength(0);
   });
 });
+
+describe(`Sandbox keys have a default limit, production none; IPv6 clients count per /64 (${backend})`, () => {
+  let app: TestApp;
+  const clock = new ManualClock(NOW);
+
+  beforeAll(async () => {
+    app = await startTestApp({ clock, env: { SANDBOX_RATE_PER_S: '1', SANDBOX_BURST: '3', ANON_RATE_PER_S: '1', ANON_BURST: '2', TRUST_PROXY: 'loopback' } });
+  });
+  afterAll(() => app.close());
+
+  it('when a sandbox key has no limit of its own, then the default holds it; production is not limited; an operator raises it', async () => {
+    const call = client(app.url);
+    const ops = operator(app.url);
+    const partner = await ops.partnerWithKeys('Default Limited Partner');
+    const sandbox = await Promise.all(Array.from({ length: 5 }, () => call('POST', '/transfers/v1/quotes', { key: partner.testKey, body: QUOTE })));
+    expect(sandbox.map((r) => r.status).sort()).toEqual([200, 200, 200, 429, 429]);
+    const refused = sandbox.find((r) => r.status === 429)!;
+    expect(refused.body.error.details).toMatchObject({ scope: 'partner', requests_per_second: 1, burst: 3 });
+    expect(refused.headers.get('ratelimit-policy')).toBe('"partner";q=3;w=3');
+    const live = await Promise.all(Array.from({ length: 5 }, () => call('POST', '/transfers/v1/quotes', { key: partner.liveKey, body: QUOTE })));
+    expect(live.every((r) => r.status === 200)).toBe(true);
+    // The partner's view shows no limit set; the default applies to sandbox until an operator sets one.
+    const raised = await ops.call('PUT', `/partners/${partner.partner_id}/rate-limit`, { body: { env: 'sandbox', requests_per_second: 100, burst: 200 } });
+    expect(raised.body.rate_limits.sandbox).toEqual({ requests_per_second: 100, burst: 200 });
+    const after = await Promise.all(Array.from({ length: 10 }, () => call('POST', '/transfers/v1/quotes', { key: partner.testKey, body: QUOTE })));
+    expect(after.every((r) => r.status === 200)).toBe(true);
+  });
+
+  it('when addresses of one IPv6 /64 send without a key, then they share one bucket; another /64 has its own', async () => {
+    const call = client(app.url);
+    const from = (address: string) => ({ headers: { 'X-Forwarded-For': address } });
+    const statuses = [];
+    for (const a of ['2001:db8:1:2::1', '2001:db8:1:2::2', '2001:db8:1:2:ffff::3']) statuses.push((await call('GET', '/transfers/v1/ping', from(a))).status);
+    expect(statuses).toEqual([401, 401, 429]);
+    expect((await call('GET', '/transfers/v1/ping', from('2001:db8:1:3::1'))).status).toBe(401);
+  });
+});

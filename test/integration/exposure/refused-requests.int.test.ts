@@ -1,5 +1,6 @@
 import http from 'node:http';
 import { createHash } from 'node:crypto';
+import { redactedHead } from '../../../src/shared/redact';
 import { backend, type TestApp } from '../../support/test-app';
 import { operator } from '../../support/fixtures';
 import { useTestApp } from '../../support/use-test-app';
@@ -61,15 +62,30 @@ describe(`Refused requests cost almost nothing (${backend})`, () => {
     console.log(`refused 60 KiB POSTs: ${(grown / 1000).toFixed(0)} bytes of database each (${backend})`);
   });
 
-  it('when a request is refused, then its audit row keeps the body as size, SHA-256 and its first KiB, never the whole', async () => {
-    const body = JSON.stringify({ secret_note: 'y'.repeat(5000) });
-    const r = await svc.call('POST', '/transfers/v1/quotes', { rawBody: body, headers: { 'Content-Type': 'application/json', 'X-Junk': 'z'.repeat(4000) } });
+  it('when a request is refused, then its audit row keeps the body as size, SHA-256 and its first KiB, and a few named headers cut short', async () => {
+    const body = JSON.stringify({ note: 'y'.repeat(5000) });
+    const junk = Object.fromEntries(Array.from({ length: 48 }, (_, i) => [`X-Junk-${i}`, 'z'.repeat(250)]));
+    const r = await svc.call('POST', '/transfers/v1/quotes', {
+      rawBody: body,
+      headers: { 'Content-Type': 'application/json', 'User-Agent': 'u'.repeat(2000), ...junk },
+    });
     expect(r.status).toBe(401);
     const row = await auditOf(r.headers.get('x-request-id'));
+    // The head stops short of the cut by the run of characters it split (a secret's start cannot survive a cut).
     expect(row.requestBody).toEqual({
-      $refused: { bytes: Buffer.byteLength(body), sha256: createHash('sha256').update(body).digest('hex'), head: body.slice(0, 1024) },
+      $refused: { bytes: Buffer.byteLength(body), sha256: createHash('sha256').update(body).digest('hex'), head: redactedHead(body, 1024) },
     });
-    expect(row.requestHeaders['x-junk']).toMatch(/^z{256}…\[cut: 4000 characters\]$/);
+    expect(row.requestBody.$refused.head.length).toBeGreaterThan(900);
+    expect(body.startsWith(row.requestBody.$refused.head)).toBe(true);
+    // A header it keeps is cut at 256 characters; the 48 it does not keep are only counted.
+    expect(row.requestHeaders['user-agent']).toMatch(/^u{256}…\[cut: 2000 characters\]$/);
+    expect(row.requestHeaders['x-junk-0']).toBeUndefined();
+    expect(row.requestHeaders.$omitted).toEqual({ headers: expect.any(Number), bytes: expect.any(Number) });
+    expect(row.requestHeaders.$omitted.headers).toBeGreaterThanOrEqual(48);
+    const stored = (
+      await svc.app.db.raw(`select octet_length(request_headers::text) as n from audit_log where request_id = ?`, [r.headers.get('x-request-id')])
+    ).rows[0].n;
+    expect(stored).toBeLessThan(1024);
   });
 
   it('when a valid key sends an invalid body, then the audit row keeps all of it (the partner debugs with it)', async () => {
@@ -101,7 +117,7 @@ describe(`Refused requests cost almost nothing (${backend})`, () => {
     const row = await auditOf(r.headers['x-request-id'] as string);
     expect(row).toMatchObject({ status: 413, env: 'sandbox' });
     expect(row.requestBody.$refused.bytes).toBeGreaterThan(64 * 1024);
-    expect(row.requestBody.$refused.head).toBe('a'.repeat(1024));
+    expect(row.requestBody.$refused.head).toBe(redactedHead('a'.repeat(2048), 1024));
     // Without a key: the uniform 401, the same trace.
     const anonymous = await send({});
     expect(anonymous.status).toBe(401);

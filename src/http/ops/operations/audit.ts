@@ -1,9 +1,10 @@
-import { listAudit as list } from '../../../data/repositories/audit-repository';
+import { getAuditEntry as getOne, listAudit as list } from '../../../data/repositories/audit-reads';
+import { notFound } from '../../../shared/errors';
 import type { OpsHandler } from './types';
 
 export const listAudit: OpsHandler<'listAudit'> = async (call, ctx) => {
   const q = call.query;
-  const data = await list(ctx.sql, {
+  const { data, next } = await list(ctx.sql, {
     limit: Number(q.limit ?? 50),
     path: q.path,
     partnerId: q.partner_id,
@@ -15,5 +16,11 @@ export const listAudit: OpsHandler<'listAudit'> = async (call, ctx) => {
     to: q.to ? new Date(q.to) : undefined,
     beforeId: q.before_id,
   });
-  return { status: 200, body: { data } };
+  return { status: 200, body: { data, next_before_id: next } };
+};
+
+export const getAuditEntry: OpsHandler<'getAuditEntry'> = async (call, ctx) => {
+  const entry = await getOne(ctx.sql, call.params.audit_id);
+  if (!entry) throw notFound(`No audit entry ${call.params.audit_id}.`, { audit_id: call.params.audit_id });
+  return { status: 200, body: entry };
 };

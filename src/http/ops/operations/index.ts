@@ -13,7 +13,7 @@ import {
 import { createOperator, getMe, listOperators, revokeOperator } from './operators';
 import { createKey, listKeys, revokeKey } from './keys';
 import { deleteVehicleCode, listVehicleCodes, putVehicleCode } from './vehicle-codes';
-import { listAudit } from './audit';
+import { getAuditEntry, listAudit } from './audit';
 import { listOutbox, retryOutboxMessage } from './outbox';
 import { disableWebhookEndpoint, enableWebhookEndpoint, listWebhookEndpoints } from './webhooks';
 import {
@@ -57,6 +57,7 @@ export const operations = {
   putVehicleCode,
   deleteVehicleCode,
   listAudit,
+  getAuditEntry,
   listOutbox,
   retryOutboxMessage,
   listWebhookEndpoints,

@@ -6,7 +6,7 @@
  * partner can provoke it with Sandbox-Simulate or the test helpers), as is one that does not apply to the partner.
  */
 import type { Sql } from '../../../data/database';
-import { partnerTraffic, partnerWebhookAttempts } from '../../../data/repositories/audit-repository';
+import { partnerTraffic, partnerWebhookAttempts } from '../../../data/repositories/audit-reads';
 import { sandboxOnly } from '../../../domain/quotes/sandbox';
 import { listPartnerEndpoints } from '../../../domain/webhooks/endpoints';
 import { runCheck, type Check } from './check';

@@ -1,4 +1,4 @@
-import type { TrafficRow, WebhookAttemptRow } from '../../../data/repositories/audit-repository';
+import type { TrafficRow, WebhookAttemptRow } from '../../../data/repositories/audit-reads';
 
 /** One request as the audit log keeps it (redacted; header names in lower case). */
 export type TrafficRequest = Omit<TrafficRow, 'id'>;
