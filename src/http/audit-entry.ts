@@ -89,6 +89,8 @@ const REFUSED_HEADERS_KEPT = new Set([
   'x-forwarded-for',
   'forwarded',
   'traceparent',
+  'sandbox-simulate',
+  'x-reference-console',
 ]);
 
 export function auditRequestHeaders(headers: Record<string, unknown>, refused: boolean): string {

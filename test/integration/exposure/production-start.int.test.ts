@@ -57,9 +57,13 @@ describe('A production start is quiet and safe', () => {
         expect(lines.join('')).not.toContain(STRONG);
         // Timeouts and the connection cap.
         const server = started.running.server;
-        expect(server.requestTimeout).toBeLessThanOrEqual(30_000);
+        // (The body's 30 s run from the head's arrival, kept by the pipeline; Node's whole-request timeout is the backstop.)
+        const config = started.running.deps.config;
+        expect([config.requestTimeoutMs, config.headersTimeoutMs, config.firstByteTimeoutMs]).toEqual([30_000, 20_000, 5_000]);
+        expect(server.requestTimeout).toBeLessThanOrEqual(52_000);
         expect(server.headersTimeout).toBeLessThanOrEqual(20_000);
         expect(server.maxConnections).toBe(1024);
+        expect(config.maxConnectionsPerClient).toBe(128);
         // While it runs, every folder is the service's user's only (files made meanwhile are behind them).
         expect(modes(dataDir).filter((m) => m.folder && m.mode !== 0o700)).toEqual([]);
       } finally {
