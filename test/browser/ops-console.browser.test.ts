@@ -544,6 +544,17 @@ describe('Operator console (/ops/) in a browser', () => {
       expect(sideBySide).toBe(true);
       await shots(w.page, 'ops-console-audit');
 
+      // An entry the list shows cut (a body over 8 KiB) is read whole when it is opened.
+      const big = { pickup: { name: 'Colombo '.repeat(2000) } };
+      const bigQuote = await client(app.url)('POST', '/transfers/v1/quotes', { key: partner.testKey, body: big });
+      await w.page.fill('#audit-request-id', bigQuote.headers.get('x-request-id')!);
+      await Promise.all([
+        w.page.waitForResponse((r) => /\/ops\/v1\/audit\/\d+$/.test(new URL(r.url()).pathname)),
+        w.page.click('#audit-form button[type="submit"]'),
+      ]);
+      await textSoon(w.page.locator('#audit-detail-title'), /POST \/transfers\/v1\/quotes/);
+      expect((await w.page.locator('#audit-request-body').textContent())!.match(/Colombo/g)).toHaveLength(2000);
+
       // The other filters: partner, path, surface, direction and a time range (Sri Lanka time).
       await w.page.click('#audit-clear');
       await w.page.fill('#audit-partner', partner.partner_id);

@@ -73,7 +73,7 @@ describe('Connections: idle, slow and greedy clients cannot hold the port', () =
     expect(status).toBe(200);
     expect(waitedMs).toBeLessThan(10_000);
     // Every silent connection is closed within the first-byte timeout (1 s here), counted as idle or listener_full.
-    await eventually('every silent connection closed', async () => (sockets.every((s) => s.closed) ? true : undefined), 5000);
+    await eventually('every silent connection closed', async () => (sockets.every((s) => s.closed) ? true : undefined), 15_000);
     expect((await dropped('idle')) + (await dropped('listener_full'))).toBeGreaterThanOrEqual(1100 - 1024);
     expect(await dropped('idle')).toBeGreaterThan(0);
     for (const s of sockets) s.destroy();
