@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
-import { startTestApp, backend, OPERATOR_TOKEN, type TestApp } from '../../support/test-app';
+import { startTestApp, backend, type TestApp } from '../../support/test-app';
 import { client } from '../../support/http';
 import { OPS_HEADERS } from '../../support/fixtures';
 import { freePort } from '../../support/net';
@@ -86,12 +86,19 @@ describe(`Prometheus scraping the service (${backend})`, () => {
     app = await startTestApp();
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prometheus-scrape-'));
     target = new URL(app.opsUrl).host;
+    const scraper = await client(app.opsUrl)('POST', '/ops/v1/operators', { headers: OPS_HEADERS, body: { name: 'prometheus', role: 'metrics' } });
+    if (scraper.status !== 201) throw new Error(`createOperator ${scraper.status} ${scraper.text}`);
+    const scraperToken: string = scraper.body.token;
+    // The scraper's token reads the metrics, and nothing of the operator API.
+    if ((await client(app.opsUrl)('GET', '/ops/v1/ping', { headers: { Authorization: `Bearer ${scraperToken}` } })).status !== 403)
+      throw new Error('a metrics token read the operator API');
     const port = await freePort();
     promUrl = `http://127.0.0.1:${port}`;
     const config = {
       global: { scrape_interval: '1s', scrape_timeout: '1s', evaluation_interval: '1s' },
       rule_files: [RULES],
-      scrape_configs: [{ job_name: JOB, metrics_path: '/metrics', authorization: { credentials: OPERATOR_TOKEN }, static_configs: [{ targets: [target] }] }],
+      // As docs/operations.md configures the scraper: a token of the metrics role, which reads /metrics and nothing else.
+      scrape_configs: [{ job_name: JOB, metrics_path: '/metrics', authorization: { credentials: scraperToken }, static_configs: [{ targets: [target] }] }],
     };
     fs.writeFileSync(path.join(dir, 'prometheus.yml'), yaml.dump(config));
     prometheus = spawn(
