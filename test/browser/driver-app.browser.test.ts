@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { ManualClock } from '../../src/shared/clock';
-import { PHONE, DESKTOP, launchBrowser, screenshot, textSoon, visibleSoon, watchedPage } from '../support/browser';
+import { PHONE, DESKTOP, launchBrowser, screenshot, textSoon, visibleSoon, watchedPage, describeInBrowser } from '../support/browser';
 import { quoteAndBook } from '../support/bookings';
 import { useTestApp } from '../support/use-test-app';
 
@@ -18,7 +18,7 @@ const CMB = { latitude: 7.174016, longitude: 79.887887 };
  * phone's position (mocked) reaches the job, loses the network (positions and a tap wait, then go), and is sent back
  * to the sign-in when the token is revoked. Nothing is fetched from outside the service.
  */
-describe('Driver app (/driver/) in a browser', () => {
+describeInBrowser('Driver app (/driver/) in a browser', () => {
   const clock = new ManualClock(BOOKED_AT);
   const svc = useTestApp({ clock, outboxWorker: false, partner: 'Island Holidays' });
   let browser: Browser;

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, OPERATOR_TOKEN, type TestApp } from '../support/test-app';
 import { operator } from '../support/fixtures';
 import { client } from '../support/http';
-import { launchBrowser, shotsAtBothSizes, signInToConsole, textSoon, visibleSoon, watchedPage } from '../support/browser';
+import { launchBrowser, shotsAtBothSizes, signInToConsole, textSoon, visibleSoon, watchedPage, describeInBrowser } from '../support/browser';
 import { ManualClock } from '../../src/shared/clock';
 import { enqueueOutbound } from '../../src/domain/outbox/outbox';
 
@@ -15,7 +15,7 @@ const TODAY = '2026-11-21';
  * what the role may do (a viewer reads; a dispatcher dispatches; an admin also runs partners, rate limits and
  * operators). An admin names operators from the page (the token shown once) and sets a partner's rate limits.
  */
-describe('Operator console (/ops/): operators and roles', () => {
+describeInBrowser('Operator console (/ops/): operators and roles', () => {
   let app: TestApp;
   let browser: Browser;
   const clock = new ManualClock('2026-11-19T12:00:00Z');

@@ -4,7 +4,7 @@ import { startTestApp, OPERATOR_TOKEN, type TestApp } from '../support/test-app'
 import { operator } from '../support/fixtures';
 import { client } from '../support/http';
 import { MARKETPLACE_ENV } from '../support/marketplace';
-import { evaluateSoon, launchBrowser, shotsAtBothSizes, signInToConsole, textSoon, visibleSoon, watchedPage } from '../support/browser';
+import { evaluateSoon, launchBrowser, shotsAtBothSizes, signInToConsole, textSoon, visibleSoon, watchedPage, describeInBrowser } from '../support/browser';
 import { ManualClock } from '../../src/shared/clock';
 import { startMarketplaceSim, type RunningMarketplaceSim } from '../../simulators/marketplace/app';
 import { sampleMarketplaceOrder } from '../../harness/fixtures/marketplace-orders';
@@ -23,7 +23,7 @@ const POLLED = 25_000;
  * simulator behind the outbox: sign-in, partners and keys, the dispatch board, failed deliveries and the audit log,
  * each shown in a screenshot at 1280×800 and at a phone width, with nothing fetched from outside the service.
  */
-describe('Operator console (/ops/) in a browser', () => {
+describeInBrowser('Operator console (/ops/) in a browser', () => {
   let app: TestApp;
   let mp: RunningMarketplaceSim;
   let browser: Browser;

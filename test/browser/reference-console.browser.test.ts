@@ -5,14 +5,14 @@ import { startTestApp, type TestApp } from '../support/test-app';
 import { operator } from '../support/fixtures';
 import { client } from '../support/http';
 import path from 'node:path';
-import { ARTIFACTS_DIR, launchBrowser, PHONE, screenshot, textSoon, visibleSoon, watchedPage } from '../support/browser';
+import { ARTIFACTS_DIR, launchBrowser, PHONE, screenshot, textSoon, visibleSoon, watchedPage, describeInBrowser } from '../support/browser';
 
 /**
  * The reference console in headless Chromium: it loads with nothing from outside the service, a test key pings from
  * the page, a live key is refused by the page (nothing sent) and by the server (the uniform 401), and the flow books
  * and cancels in sandbox only.
  */
-describe('Reference console (/transfers/v1/console) in a browser', () => {
+describeInBrowser('Reference console (/transfers/v1/console) in a browser', () => {
   let app: TestApp;
   let browser: Browser;
   let partner: Awaited<ReturnType<ReturnType<typeof operator>['partnerWithKeys']>>;

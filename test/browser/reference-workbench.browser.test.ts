@@ -1,5 +1,5 @@
 import type { Browser, Page } from 'playwright-core';
-import { DESKTOP, launchBrowser, screenshot, textSoon, visibleSoon, watchedPage } from '../support/browser';
+import { DESKTOP, launchBrowser, screenshot, textSoon, visibleSoon, watchedPage, describeInBrowser } from '../support/browser';
 import { backend } from '../support/test-app';
 import { bookTransfer, startWebhookTestApp, type WebhookTestApp } from '../support/webhooks';
 import { systemClock } from '../../src/shared/clock';
@@ -19,7 +19,7 @@ type Shown = { innerText: string };
 /** An instant as the workbench shows it: the browser's local time (Colombo here) with its UTC offset. */
 const LOCAL_TIME = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC\+05:30$/;
 
-describe(`Reference console workbench: your requests, webhooks, a booking's timeline (${backend})`, () => {
+describeInBrowser(`Reference console workbench: your requests, webhooks, a booking's timeline (${backend})`, () => {
   let h: WebhookTestApp;
   let browser: Browser;
   let key: string;

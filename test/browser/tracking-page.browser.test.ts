@@ -1,6 +1,6 @@
 import type { Browser } from 'playwright-core';
 import { ManualClock } from '../../src/shared/clock';
-import { PHONE, DESKTOP, launchBrowser, screenshot, watchedPage } from '../support/browser';
+import { PHONE, DESKTOP, launchBrowser, screenshot, watchedPage, describeInBrowser } from '../support/browser';
 import { quoteAndBook } from '../support/bookings';
 import { useTestApp } from '../support/use-test-app';
 
@@ -14,7 +14,7 @@ const at = (minutes: number) => new Date(PICKUP + minutes * 60_000).toISOString(
  * name, car and plate, the moved pickup of a late flight, the car on the map with an ETA; an hour after the ride it
  * is gone (410). Nothing is fetched from outside the service and the page runs no script.
  */
-describe('Passenger tracking page (/t/{token}) in a browser', () => {
+describeInBrowser('Passenger tracking page (/t/{token}) in a browser', () => {
   const clock = new ManualClock('2026-11-21T08:00:00Z');
   const svc = useTestApp({ clock, outboxWorker: false, partner: 'Island Holidays' });
   let browser: Browser;

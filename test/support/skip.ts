@@ -5,6 +5,7 @@
  * it did not test and why instead of a bare "skipped" count. (Not console.warn: jest prints no console output for a
  * file whose tests are all skipped.) Where it does, the test is registered exactly as `it` or `describe` would.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { backend } from './test-app';
 
@@ -50,3 +51,34 @@ export const itOnPostgres = (why: string): TestFn => itIf(backend === 'postgres'
 
 /** `describe` on the PostgreSQL run only. */
 export const describeOnPostgres = (why: string): BlockFn => describeIf(backend === 'postgres', needsPostgres(why));
+
+/**
+ * Set by .ci/run: a test that needs a system program (chromium, promtool, prometheus) runs, and fails without it,
+ * instead of being skipped, so CI never passes by skipping what a fresh machine lacks.
+ */
+const PROGRAMS_REQUIRED = process.env.TEST_REQUIRE_SYSTEM_PROGRAMS === 'true';
+
+const executable = (file: string) => {
+  try {
+    fs.accessSync(file, fs.constants.X_OK);
+    return fs.statSync(file).isFile();
+  } catch {
+    return false;
+  }
+};
+
+/** Whether `program` (a name looked up on the PATH, or a path) can be run here. */
+export function hasProgram(program: string): boolean {
+  if (program.includes('/')) return executable(program);
+  return (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir !== '' && executable(path.join(dir, program)));
+}
+
+/** Why a test did not run: the program it needs and the command that installs it (the one .ci/run uses). */
+export const needsProgram = (program: string, install: string) => `needs ${program}, not found here: install it with \`${install}\` (.ci/run does)`;
+
+/** `describe` where `program` can run (or CI requires it); elsewhere a skipped block that says how to get it. */
+export const describeWithProgram = (program: string, install: string): BlockFn =>
+  describeIf(PROGRAMS_REQUIRED || hasProgram(program), needsProgram(program, install));
+
+/** `it` where `program` can run (or CI requires it); elsewhere a skipped test that says how to get it. */
+export const itWithProgram = (program: string, install: string): TestFn => itIf(PROGRAMS_REQUIRED || hasProgram(program), needsProgram(program, install));

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import { startTestApp, backend, type TestApp } from '../../support/test-app';
+import { describeWithProgram } from '../../support/skip';
 import { client } from '../../support/http';
 import { OPS_HEADERS } from '../../support/fixtures';
 import { freePort } from '../../support/net';
@@ -44,7 +45,7 @@ function metricsReadByRules(): string[] {
   return [...names].sort();
 }
 
-describe(`Prometheus scraping the service (${backend})`, () => {
+describeWithProgram('prometheus', 'apt-get install prometheus')(`Prometheus scraping the service (${backend})`, () => {
   let app: TestApp;
   let dir: string;
   let prometheus: ChildProcess | undefined;
