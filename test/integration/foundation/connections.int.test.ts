@@ -72,8 +72,11 @@ describe('Connections: idle, slow and greedy clients cannot hold the port', () =
     const waitedMs = Date.now() - started;
     expect(status).toBe(200);
     expect(waitedMs).toBeLessThan(10_000);
-    // Every silent connection is closed within the first-byte timeout (1 s here), counted as idle or listener_full.
-    await eventually('every silent connection closed', async () => (sockets.every((s) => s.closed) ? true : undefined), 15_000);
+    // The service holds none of them after the first-byte timeout (1 s here): each was counted as idle or
+    // listener_full. (Seen from the client, a connection the kernel completed while the service's accept queue was
+    // full may look open for a minute: the service never had it.)
+    const held = () => new Promise<number>((resolve) => svc.app.server.getConnections((_e, n) => resolve(n)));
+    await eventually('the silent connections let go', async () => ((await held()) <= 5 ? true : undefined), 15_000);
     expect((await dropped('idle')) + (await dropped('listener_full'))).toBeGreaterThanOrEqual(1100 - 1024);
     expect(await dropped('idle')).toBeGreaterThan(0);
     for (const s of sockets) s.destroy();
