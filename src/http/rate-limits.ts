@@ -1,6 +1,5 @@
-import type { AppError } from '../shared/errors';
+import { AppError } from '../shared/errors';
 import { authClient } from '../domain/operators/operator-auth';
-import { HttpRefusal } from './errors';
 import type { RequestContext } from './types';
 
 /**
@@ -27,17 +26,14 @@ export type RateLimitScope = 'anonymous' | 'partner';
 export function rateLimited(scope: RateLimitScope, bucket: Bucket, retryAfterSeconds: number): AppError {
   const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
   const window = Math.max(1, Math.ceil(bucket.burst / bucket.requestsPerSecond));
-  return new HttpRefusal(
+  // Retry-After and the RateLimit headers are written from the hints, as for a limit the domain applies (errors.ts).
+  return new AppError(
     'rate_limited',
     scope === 'anonymous'
       ? `Too many requests without a valid credential from this address; retry after ${seconds} s.`
       : `Too many requests: this key's limit is ${bucket.requestsPerSecond} a second with bursts of ${bucket.burst}; retry after ${seconds} s.`,
     { scope, requests_per_second: bucket.requestsPerSecond, burst: bucket.burst, retry_after_seconds: seconds },
-    { retryAfterSeconds: seconds },
-    {
-      'RateLimit-Policy': `"${scope}";q=${bucket.burst};w=${window}`,
-      RateLimit: `"${scope}";r=0;t=${seconds}`,
-    },
+    { retryAfterSeconds: seconds, rateLimit: { policy: scope, quota: bucket.burst, windowSeconds: window } },
   );
 }
 
