@@ -4,7 +4,7 @@
  */
 import type { Write } from '../data/write';
 import type { ErrorStatus } from './errors';
-import type { Document } from './types';
+import type { Document, HandlerResult } from './types';
 
 type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 
@@ -30,8 +30,7 @@ export type ReplyOf<Ops, O extends keyof Ops, Omitted extends string = never> = 
         ) & {
           headers?: Record<string, string>;
           rawBody?: string;
-          write?: Write;
-        };
+        } & Commit;
       }[keyof R]
     | Verbatim
   : never;
@@ -40,12 +39,18 @@ export type ReplyOf<Ops, O extends keyof Ops, Omitted extends string = never> = 
  * An answer sent as exact bytes: one stored against an Idempotency-Key (a decision, or a refusal) and replayed as
  * it was. Its bytes were made from the contract's types when first answered.
  */
-export interface Verbatim {
+export interface Verbatim extends Commit {
   status: 200 | 201 | ErrorStatus;
   rawBody: string;
   body?: undefined;
   headers?: Record<string, string>;
   /** Bytes that are not JSON (a statement as CSV, which the contract lists as text/csv). */
   contentType?: string;
+}
+
+/** How an answer commits (HandlerResult's plan fields; see domain/kernel/plan.ts). */
+interface Commit {
   write?: Write;
+  ifLost?: () => Promise<HandlerResult>;
+  afterCommit?: () => void;
 }

@@ -190,8 +190,14 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
     return false;
   }
 
+  /** An operation's answer as it will be sent: decorated and checked against the contract (its careful path too). */
   function respond(ctx: RequestContext, route: Route, r: HandlerResult): HandlerResult {
-    if (r.rawBody !== undefined || r.document) return r;
+    const out = r.rawBody !== undefined || r.document ? r : checked(ctx, route, r);
+    const careful = out.ifLost;
+    return careful ? { ...out, ifLost: async () => respond(ctx, route, await careful()) } : out;
+  }
+
+  function checked(ctx: RequestContext, route: Route, r: HandlerResult): HandlerResult {
     const body = opts.decorate && r.body !== undefined && r.status < 400 ? opts.decorate(ctx, r.body) : r.body;
     const out: HandlerResult = { ...r, body, auditDigest: route.auditDigest };
     if (deps.config.responseValidation !== 'off' && body !== undefined) {
@@ -264,10 +270,7 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
     const intercepted = await opts.intercept?.(ctx);
     if (intercepted) return intercepted;
     // A refusal (AppError) propagates to the pipeline, which rolls back what the handler wrote before answering it.
-    ctx.shape = (r) => respond(ctx, route, r);
-    const result = await opts.operations[call.operationId](call, ctx);
-    // An answer the operation committed itself was shaped (and checked against the contract) then.
-    return ctx.committed ?? respond(ctx, route, result);
+    return respond(ctx, route, await opts.operations[call.operationId](call, ctx));
   }
 
   return {

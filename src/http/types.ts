@@ -64,6 +64,10 @@ export interface HandlerResult {
   document?: Document;
   /** Committed with this request's audit row in one statement (see data/write.ts). */
   write?: Write;
+  /** The write lost a race: the careful path, in the request's transaction (see domain/kernel/plan.ts). */
+  ifLost?: () => Promise<HandlerResult>;
+  /** Runs once the request has committed: what this instance remembers of it. */
+  afterCommit?: () => void;
   /**
    * The answer echoes stored exchanges (the contract's `x-audit-response: digest`): its audit row keeps its size and
    * digest, not the answer, so reading the audit log never feeds on itself.
@@ -90,6 +94,10 @@ export class RequestContext {
   readonly clientAddress?: string;
   /** The W3C trace id of the caller's `traceparent`, when it sent a valid one. */
   readonly traceId?: string;
+  /** The wall clock at arrival: the audit row's time, as the database's own clock stamps rows (never a test's clock). */
+  readonly arrivedAt: Date;
+  /** The monotonic clock at arrival (the request's duration). */
+  readonly started: bigint;
   partner?: AuthenticatedPartner;
   env?: Env;
   /** The operator whose token the request carries (operator surfaces). */
@@ -114,16 +122,13 @@ export class RequestContext {
   freshCredentials = false;
   /** The sandbox fault this request simulates (`Sandbox-Simulate`), named in the answer's headers. */
   simulated?: string;
-  /** Set by the pipeline: commits an answer with its audit row now (see commitNow). */
-  committer?: (r: HandlerResult) => Promise<'committed' | 'lost'>;
-  /** Set by the surface: an operation's answer as it will be sent (decorated, checked against the contract). */
-  shape?: (r: HandlerResult) => HandlerResult;
-  /** The answer committed by commitNow, already shaped: what the request sends. */
-  committed?: HandlerResult;
   private opening?: Promise<OpenTx>;
   private opened?: OpenTx;
 
-  constructor(init: Pick<RequestContext, 'requestId' | 'surface' | 'deps' | 'method' | 'url' | 'headers' | 'rawBody' | 'clientAddress' | 'traceId'>) {
+  constructor(
+    init: Pick<RequestContext, 'requestId' | 'surface' | 'deps' | 'method' | 'url' | 'headers' | 'rawBody' | 'clientAddress' | 'traceId'> &
+      Partial<Pick<RequestContext, 'arrivedAt' | 'started'>>,
+  ) {
     this.requestId = init.requestId;
     this.surface = init.surface;
     this.deps = init.deps;
@@ -133,6 +138,8 @@ export class RequestContext {
     this.rawBody = init.rawBody;
     this.clientAddress = init.clientAddress;
     this.traceId = init.traceId;
+    this.arrivedAt = init.arrivedAt ?? new Date();
+    this.started = init.started ?? process.hrtime.bigint();
   }
 
   /** The request's transaction once opened, else the database (one statement, one implicit transaction). */
@@ -144,20 +151,6 @@ export class RequestContext {
   tx(): Promise<Tx> {
     this.opening ??= this.deps.db.begin().then((t) => (this.opened = t));
     return this.opening;
-  }
-
-  /**
-   * Commits the request now, while its operation still runs: `r.write` (or the request's transaction) with the
-   * audit row of `r` as answered, which is then what the request sends. 'lost': the write was guarded and did not
-   * happen, or lost a uniqueness race; nothing was committed and the operation decides again. Anything else that
-   * stops the commit ends the request (thrown to the pipeline).
-   */
-  async commitNow(r: HandlerResult): Promise<'committed' | 'lost'> {
-    if (!this.committer) throw new Error('commitNow outside a request pipeline');
-    const shaped = this.shape ? this.shape(r) : r;
-    const outcome = await this.committer(shaped);
-    if (outcome === 'committed') this.committed = shaped;
-    return outcome;
   }
 
   /** The transaction, if a handler opened one. */
@@ -183,8 +176,6 @@ export class RequestContext {
     this.decodedBody = undefined;
     this.authenticated = undefined;
     this.simulated = undefined;
-    this.shape = undefined;
-    this.committed = undefined;
     this.owed = [];
     this.freshCredentials = true;
   }

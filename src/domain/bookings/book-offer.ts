@@ -1,9 +1,9 @@
 import type { Sql, Tx } from '../../data/database';
-import type { Write } from '../../data/write';
 import { bookingFacts, insertNewBooking, newBookingWrite, type BookingRow, type NewBooking } from '../../data/repositories/bookings-repository';
 import { hasRoom } from '../../data/repositories/fleet-repository';
 import * as keys from '../../data/repositories/idempotency-repository';
 import { AppError } from '../../shared/errors';
+import type { Plan } from '../kernel/plan';
 import { newBookingEvent } from '../webhooks/events';
 import { decideBooking, type BookingDecision, type BookingInput, type DecisionContext, type Scope } from './booking-decision';
 import { claim, fingerprint, keptUntil, keyOf, refused, replayOf, storableError, type Answer, type Refused, type Replayed } from './idempotency';
@@ -26,6 +26,8 @@ export type BookOfferOutcome =
   /** The answer stored against this Idempotency-Key by an earlier request, to be sent again byte for byte. */
   | Replayed;
 
+export type BookingPlan = Plan<BookOfferOutcome>;
+
 /** What booking needs of the request that serves it. */
 export interface BookingSession extends DecisionContext {
   requestId: string;
@@ -35,35 +37,34 @@ export interface BookingSession extends DecisionContext {
   recent: RecentBookingFacts;
   /** The request's transaction: what runs in it commits with the request's audit row. */
   tx(): Promise<Tx>;
-  answer(outcome: BookOfferOutcome): Answer;
   /**
-   * Commits the request now with its audit row, answering `outcome`: `write` in one statement, or the request's
-   * transaction. 'lost' when the guarded write did not happen (a row taken meanwhile): nothing was committed.
+   * The bytes an outcome is answered with, as stored against its key: the surface's serialisation, a pure function
+   * of the outcome and the environment.
    */
-  commit(outcome: BookOfferOutcome, write?: Write): Promise<'committed' | 'lost'>;
+  serialise(outcome: BookOfferOutcome, env: Scope['env']): Answer;
 }
 
 /**
  * Books an offer (POST /transfers/v1/bookings), with Stripe-style idempotency enforced by the database, in as few
- * round trips as correctness allows:
+ * round trips as correctness allows. It decides; the request pipeline commits what it decided:
  *
  * 1. A key this instance saw completed replays its stored answer without a read.
  * 2. The fast path reads everything the decision needs in one statement (none for an offer this instance quoted),
- *    decides, and commits the booking, its job, its event, the key with its answer and the audit row in one guarded
- *    statement.
- * 3. If that statement lost a race (the offer, the reference or the key taken meanwhile), nothing of it counted and
- *    the careful path decides in a transaction: it claims the key first (a concurrent request with the same key
- *    waits for the first to commit, bounded by lock_timeout → in_progress), then books with the database's
- *    uniqueness as the referee.
+ *    decides, and plans the booking, its job, its event, the key with its answer as one guarded write, committed
+ *    with the audit row in one statement.
+ * 3. If that statement loses a race (the offer, the reference or the key taken meanwhile), nothing of it counts and
+ *    the careful path decides in the request's transaction: it claims the key first (a concurrent request with the
+ *    same key waits for the first to commit, bounded by lock_timeout → in_progress), then books with the
+ *    database's uniqueness as the referee.
  *
  * An invalid request is never stored against its key, so retrying it with the same key is safe.
  */
-export async function bookOffer(req: BookOffer, s: BookingSession): Promise<BookOfferOutcome> {
+export async function bookOffer(req: BookOffer, s: BookingSession): Promise<BookingPlan> {
   const key = keyOf(req.scope, 'createBooking', req.idempotencyKey);
   const print = key ? fingerprint(req.input) : '';
 
   const known = key && s.recent.completedKey(req.scope, key.key);
-  if (known) return replayOf(known, print, s.keyWaitMs);
+  if (known) return { outcome: replayOf(known, print, s.keyWaitMs) };
 
   // An offer this instance quoted books without a read when the rules say "book". What memory cannot know (the
   // offer booked or the reference used elsewhere, the key stored by another request, the expiry moved) is settled by
@@ -75,39 +76,45 @@ export async function bookOffer(req: BookOffer, s: BookingSession): Promise<Book
     const facts = await bookingFacts(s.db, req.scope, { idempotencyKey: key?.key, partnerReference: req.input.partner_reference, offerId: req.input.offer_id });
     if (key && facts.stored) {
       s.recent.rememberKey(req.scope, key.key, facts.stored);
-      return replayOf(facts.stored, print, s.keyWaitMs);
+      return { outcome: replayOf(facts.stored, print, s.keyWaitMs) };
     }
     decision = decideBooking(facts, req.scope, req.input, s);
   }
 
   const outcome = outcomeOf(decision, req.input);
-  const stored = key && storable(outcome) ? { scope: key, fingerprint: print, completion: completion(s.answer(outcome), outcome, s.now) } : undefined;
+  const stored = key && storedAnswer(key, print, outcome, req, s);
   const write =
     decision.kind === 'book'
       ? newBookingWrite(newBooking(decision, s, stored, fromMemory))
       : stored && keys.storeWrite(stored.scope, print, s.requestId, s.now, stored.completion);
-  if ((await s.commit(outcome, write)) === 'committed') {
-    if (stored) remember(stored, s);
-    return outcome;
-  }
-  return bookCarefully(req, key, print, s);
+  if (!write) return { outcome };
+  return {
+    outcome,
+    write,
+    ifLost: () => bookCarefully(req, key, print, s),
+    ...(stored ? { afterCommit: () => remember(stored, s) } : {}),
+  };
 }
 
 /** The careful path, in the request's transaction, after the one-statement write lost a race. */
-async function bookCarefully(req: BookOffer, key: keys.IdempotencyScope | undefined, print: string, s: BookingSession): Promise<BookOfferOutcome> {
+async function bookCarefully(req: BookOffer, key: keys.IdempotencyScope | undefined, print: string, s: BookingSession): Promise<BookingPlan> {
   const tx = await s.tx();
   if (key) {
     const earlier = await claim(tx, key, print, s);
-    if (earlier) return earlier;
+    if (earlier) return { outcome: earlier };
   }
   const outcome = await bookInTransaction(tx, req, s);
-  const stored = key && storable(outcome) ? { scope: key, fingerprint: print, completion: completion(s.answer(outcome), outcome, s.now) } : undefined;
+  const stored = key && storedAnswer(key, print, outcome, req, s);
   if (stored) await keys.completeKey(tx, stored.scope, stored.completion);
   else if (key) await keys.releaseKey(tx, key);
-  await s.commit(outcome);
-  if (stored) remember(stored, s);
-  return outcome;
+  return stored ? { outcome, afterCommit: () => remember(stored, s) } : { outcome };
 }
+
+type Stored = { scope: keys.IdempotencyScope; fingerprint: string; completion: keys.Completion };
+
+/** What the key keeps of an outcome worth replaying: its bytes, from the surface's pure serialisation. */
+const storedAnswer = (key: keys.IdempotencyScope, print: string, o: BookOfferOutcome, req: BookOffer, s: BookingSession): Stored | undefined =>
+  storable(o) ? { scope: key, fingerprint: print, completion: completion(s.serialise(o, req.scope.env), o, s.now) } : undefined;
 
 /**
  * The facts are read again in the transaction and the booking inserted with the same write as the fast path's: a
@@ -157,7 +164,7 @@ const completion = (a: Answer, o: BookOfferOutcome, now: Date): keys.Completion 
 };
 
 /** Once committed, this instance remembers the key's answer. */
-function remember(stored: { scope: keys.IdempotencyScope; fingerprint: string; completion: keys.Completion }, s: BookingSession): void {
+function remember(stored: Stored, s: BookingSession): void {
   const { partnerId, env, key } = stored.scope;
   s.recent.rememberKey({ partnerId, env }, key, {
     fingerprint: stored.fingerprint,

@@ -7,34 +7,35 @@ import { reportLocation } from '../../../domain/fleet/report-location';
 import { issueDriverToken, revokeDriverToken as revokeToken } from '../../../domain/drivers/driver-tokens';
 import { reportNoShow as noShow } from '../../../domain/fleet/report-no-show';
 import { weakETag } from '../../documents';
+import type { RequestContext } from '../../types';
 import type { OpsHandler } from './types';
 
-// Registering or withdrawing a vehicle changes what quoting may offer: this instance asks again at the next quote.
-export const createVehicle: OpsHandler<'createVehicle'> = async (call, ctx) => {
-  const reply = { status: 201 as const, body: await registry.registerVehicle(await ctx.tx(), call.body, ctx.deps.clock.now()) };
-  await ctx.commitNow(reply);
-  ctx.deps.fleet.forget();
-  return reply;
-};
+// Registering or withdrawing a vehicle changes what quoting may offer: once committed, this instance asks again at
+// the next quote.
+const forgetFleet = (ctx: RequestContext) => () => ctx.deps.fleet.forget();
+
+export const createVehicle: OpsHandler<'createVehicle'> = async (call, ctx) => ({
+  status: 201,
+  body: await registry.registerVehicle(await ctx.tx(), call.body, ctx.deps.clock.now()),
+  afterCommit: forgetFleet(ctx),
+});
 
 export const listVehicles: OpsHandler<'listVehicles'> = async (call, ctx) => ({
   status: 200,
   body: { data: await registry.listVehicles(ctx.sql, call.query) },
 });
 
-export const deactivateVehicle: OpsHandler<'deactivateVehicle'> = async (call, ctx) => {
-  const reply = { status: 200 as const, body: await registry.deactivateVehicle(await ctx.tx(), call.params.vehicle_id, ctx.deps.clock.now()) };
-  await ctx.commitNow(reply);
-  ctx.deps.fleet.forget();
-  return reply;
-};
+export const deactivateVehicle: OpsHandler<'deactivateVehicle'> = async (call, ctx) => ({
+  status: 200,
+  body: await registry.deactivateVehicle(await ctx.tx(), call.params.vehicle_id, ctx.deps.clock.now()),
+  afterCommit: forgetFleet(ctx),
+});
 
-export const putVehicleEquipment: OpsHandler<'putVehicleEquipment'> = async (call, ctx) => {
-  const reply = { status: 200 as const, body: await registry.setEquipment(await ctx.tx(), call.params.vehicle_id, call.body) };
-  await ctx.commitNow(reply);
-  ctx.deps.fleet.forget();
-  return reply;
-};
+export const putVehicleEquipment: OpsHandler<'putVehicleEquipment'> = async (call, ctx) => ({
+  status: 200,
+  body: await registry.setEquipment(await ctx.tx(), call.params.vehicle_id, call.body),
+  afterCommit: forgetFleet(ctx),
+});
 
 export const createDriver: OpsHandler<'createDriver'> = async (call, ctx) => ({
   status: 201,

@@ -1,18 +1,18 @@
 import { bookOffer, type Answer, type BookOfferOutcome, type BookingSession } from '../../../domain/bookings/book-offer';
 import { bookingView } from '../../../domain/bookings/booking-view';
 import { isErrorStatus, type ErrorStatus } from '../../errors';
+import { planned } from '../../plan';
+import type { Env } from '../../types';
 import { transfersError } from '../errors';
 import { etag } from './booking-changes';
 import type { PartnerContext, TransfersHandler, TransfersReply } from './types';
 
-/** POST /bookings: the request as the use case's input, its outcome as the answer. */
+/** POST /bookings: the request as the use case's input, its plan as the answer (the pipeline commits it). */
 export const createBooking: TransfersHandler<'createBooking'> = async (call, ctx) => {
   const key = call.headers['idempotency-key'];
-  const outcome = await bookOffer(
-    { scope: { partnerId: ctx.partner.partnerId, env: ctx.env }, input: call.body, idempotencyKey: typeof key === 'string' ? key : undefined },
-    session(ctx),
-  );
-  return reply(ctx, outcome);
+  const scope = { partnerId: ctx.partner.partnerId, env: ctx.env };
+  const plan = await bookOffer({ scope, input: call.body, idempotencyKey: typeof key === 'string' ? key : undefined }, session(ctx));
+  return planned(plan, (outcome) => reply(ctx.env, outcome));
 };
 
 function session(ctx: PartnerContext): BookingSession {
@@ -26,30 +26,37 @@ function session(ctx: PartnerContext): BookingSession {
     db: ctx.sql,
     recent: ctx.deps.recent,
     tx: () => ctx.tx(),
-    answer: (outcome) => answer(ctx, outcome),
-    commit: (outcome, write) => ctx.commitNow({ ...reply(ctx, outcome), ...(write ? { write } : {}) }),
+    serialise: answerOf,
   };
 }
 
-/** The bytes of an outcome, as stored against the key: a booking's view, or the error envelope. */
-function answer(ctx: PartnerContext, o: BookOfferOutcome): Answer {
+/**
+ * The bytes of an outcome, as sent and as stored against the key: a booking's view, or the error envelope. Pure:
+ * the outcome and the environment are all it reads (so an outcome is serialised once, for the key and the answer).
+ */
+export function answerOf(o: BookOfferOutcome, env: Env): Answer {
   if (o.kind === 'replayed') return o.answer;
-  if (o.kind === 'refused') {
-    const r = transfersError(ctx, o.error);
-    return { status: r.status, body: JSON.stringify(r.body) };
+  let a = serialised.get(o);
+  if (!a) {
+    if (o.kind === 'refused') {
+      const r = transfersError({ env }, o.error);
+      a = { status: r.status, body: JSON.stringify(r.body) };
+    } else a = { status: o.kind === 'created' ? 201 : 200, body: JSON.stringify(bookingView(o.booking)) };
+    serialised.set(o, a);
   }
-  return { status: o.kind === 'created' ? 201 : 200, body: JSON.stringify(bookingView(o.booking)) };
+  return a;
 }
 
-function reply(ctx: PartnerContext, o: BookOfferOutcome): TransfersReply<'createBooking'> {
+const serialised = new WeakMap<BookOfferOutcome, Answer>();
+
+function reply(env: Env, o: BookOfferOutcome): TransfersReply<'createBooking'> {
   switch (o.kind) {
     case 'created':
-      return { status: 201, body: bookingView(o.booking), rawBody: answer(ctx, o).body, headers: { ETag: etag(o.booking.version) } };
+      return { status: 201, rawBody: answerOf(o, env).body, headers: { ETag: etag(o.booking.version) } };
     case 'existing':
       return {
         status: 200,
-        body: bookingView(o.booking),
-        rawBody: answer(ctx, o).body,
+        rawBody: answerOf(o, env).body,
         headers: {
           ETag: etag(o.booking.version),
           'Partner-Reference-Reused': 'true',
@@ -57,7 +64,7 @@ function reply(ctx: PartnerContext, o: BookOfferOutcome): TransfersReply<'create
         },
       };
     case 'refused': {
-      const r = transfersError(ctx, o.error);
+      const r = transfersError({ env }, o.error);
       return { status: r.status, rawBody: JSON.stringify(r.body), headers: r.headers };
     }
     case 'replayed':

@@ -12,8 +12,6 @@ export const createQuote: TransfersHandler<'createQuote'> = async (call, ctx) =>
     freeClasses: (from, to, seats, exceptJob) => ctx.deps.fleet.freeClasses(ctx.sql, from, to, seats, exceptJob),
   });
   const scope = { partnerId: ctx.partner.partnerId, env: ctx.env };
-  const reply = { status: 200 as const, body, write };
   // Once committed, this instance remembers the offers, so booking one of them needs no read.
-  if ((await ctx.commitNow(reply)) === 'committed') ctx.deps.recent.rememberOffers(scope, bookable);
-  return reply;
+  return { status: 200, body, write, afterCommit: () => ctx.deps.recent.rememberOffers(scope, bookable) };
 };
