@@ -23,7 +23,7 @@ export const SANDBOX_DRIVER = {
 const ORDER: readonly string[] = ['confirmed', 'driver_assigned', 'driver_en_route', 'driver_arrived', 'passenger_on_board', 'completed'];
 const NO_SHOW_FROM: ReadonlySet<string> = new Set(['confirmed', 'driver_assigned', 'driver_en_route', 'driver_arrived']);
 
-const mayAdvance = (from: string, to: DispatchState) =>
+export const mayAdvance = (from: string, to: DispatchState) =>
   to === 'no_show' ? NO_SHOW_FROM.has(from) : ORDER.includes(from) && ORDER.indexOf(to) > ORDER.indexOf(from);
 
 /** Where the fictitious driver is: about 5 km north of the pickup while on the way, at the pickup from arrival on. */
