@@ -93,10 +93,19 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
+  /** Each (surface, operation, status)'s series, looked up once: prom-client hashes the labels on every call. */
+  private readonly series = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
+
   observeRequest(surface: string, operation: string | undefined, status: number, seconds: number): void {
     const op = operation ?? 'none';
-    this.requests.inc({ surface, operation: op, status: String(status) });
-    this.duration.observe({ surface, operation: op }, seconds);
+    const key = `${surface} ${op} ${status}`;
+    let s = this.series.get(key);
+    if (!s) {
+      s = { count: this.requests.labels({ surface, operation: op, status: String(status) }), time: this.duration.labels({ surface, operation: op }) };
+      this.series.set(key, s);
+    }
+    s.count.inc();
+    s.time.observe(seconds);
   }
 
   /** The text of one scrape, with the database's figures as `sample` reads them now. */

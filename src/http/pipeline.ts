@@ -253,6 +253,7 @@ function observe(surface: Surface, ctx: RequestContext, sent: Sent): void {
   const { metrics, logger } = ctx.deps;
   metrics.observeRequest(surface.name, ctx.operationId, sent.status, seconds);
   if (sent.status === 429) metrics.rateLimited.inc({ scope: ctx.partner ? 'partner' : 'anonymous' });
+  if (!logger.isLevelEnabled('info')) return;
   logger.info(
     {
       requestId: ctx.requestId,

@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { Sql } from '../../data/database';
 import type { Write } from '../../data/write';
 import * as partners from '../../data/repositories/partners-repository';
@@ -19,7 +19,7 @@ export type Env = partners.Env;
 const PREFIX: Record<Env, string> = { sandbox: 'svc_sk_test_', production: 'svc_sk_live_' };
 const KEY_SHAPE = /^svc_sk_(test|live)_([a-z0-9]{12})_([A-Za-z0-9]{40})$/;
 
-const hashSecret = (secret: string): string => createHash('sha256').update(secret, 'utf8').digest('hex');
+const hashSecret = (secret: string): string => hash('sha256', secret, 'hex');
 /** Compared against when the key id is unknown, so unknown and wrong-secret keys cost the same time. */
 const DUMMY_HASH = hashSecret('no-such-key-no-such-key-no-such-key-0000');
 /** last_used_at is written at most this often per key (with the request's audit row). */

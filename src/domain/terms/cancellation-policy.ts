@@ -13,12 +13,23 @@ export function adjustedFare(fareMinor: number, adjustmentPercent: number): numb
   return Number(divideHalfUp(BigInt(fareMinor) * (10_000n + basisPoints), 10_000n));
 }
 
+type Tier = { from: Date; fromText: string; percent: number };
+
 /** The tiers in force for a pickup, earliest first, each with the instant it starts. */
-function tiersFor(terms: Pick<SaleTerms, 'cancellation_fees'>, pickupAt: Date) {
-  return [...terms.cancellation_fees]
+function tiersFor(terms: Pick<SaleTerms, 'cancellation_fees'>, pickupAt: Date): readonly Tier[] {
+  // A quote's offers share their terms and pickup: the last answer is kept, so they are worked out once a quote.
+  if (last.fees === terms.cancellation_fees && last.at === pickupAt.getTime()) return last.tiers;
+  const tiers = [...terms.cancellation_fees]
     .sort((a, b) => b.hours_before - a.hours_before)
-    .map((t) => ({ from: new Date(pickupAt.getTime() - t.hours_before * HOUR_MS), percent: t.percent }));
+    .map((t) => {
+      const from = new Date(pickupAt.getTime() - t.hours_before * HOUR_MS);
+      return { from, fromText: from.toISOString(), percent: t.percent };
+    });
+  last = { fees: terms.cancellation_fees, at: pickupAt.getTime(), tiers };
+  return tiers;
 }
+
+let last: { fees?: unknown; at: number; tiers: readonly Tier[] } = { at: Number.NaN, tiers: [] };
 
 export interface CancellationPolicy {
   /** Until this instant a cancellation costs nothing. */
@@ -37,8 +48,8 @@ export function cancellationPolicy(
 ): CancellationPolicy {
   const tiers = tiersFor(terms, pickupAt);
   return {
-    free_until: (tiers[0]?.from ?? pickupAt).toISOString(),
-    fees: tiers.map((t) => ({ from: t.from.toISOString(), percent: t.percent, fee: toDecimal(percentOf(amountMinor, t.percent), currency) })),
+    free_until: tiers[0]?.fromText ?? pickupAt.toISOString(),
+    fees: tiers.map((t) => ({ from: t.fromText, percent: t.percent, fee: toDecimal(percentOf(amountMinor, t.percent), currency) })),
     no_show_fee: toDecimal(percentOf(amountMinor, terms.no_show_percent), currency),
   };
 }
