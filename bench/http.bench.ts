@@ -138,7 +138,7 @@ function gitCommit(): string | null {
   }
 }
 
-async function call(url: string, init: { method: string; headers?: Record<string, string>; body?: unknown }) {
+export async function call(url: string, init: { method: string; headers?: Record<string, string>; body?: unknown }) {
   const res = await fetch(url, {
     method: init.method,
     headers: { ...(init.body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...(init.headers ?? {}) },
@@ -181,7 +181,7 @@ function row(meta: Pick<Row, 'id' | 'name' | 'endpoint'>, o: LoadOutcome, rssMb:
  * grow its heap lazily to several hundred MB). The embedded database's memory is outside the V8 heap and a small
  * heap only makes it collect more often, so it runs without one.
  */
-const serviceNodeOptions = (kind: 'postgres' | 'embedded'): Record<string, string> => {
+export const serviceNodeOptions = (kind: 'postgres' | 'embedded'): Record<string, string> => {
   const options = process.env.BENCH_SERVICE_NODE_OPTIONS ?? (kind === 'postgres' ? '--max-old-space-size=192' : '');
   return options ? { NODE_OPTIONS: options } : {};
 };
@@ -386,7 +386,7 @@ export async function benchDatabase(kind: 'postgres' | 'embedded', opts: BenchOp
 }
 
 /** Offers to book, harvested from quotes (8 each), interleaved so consecutive bookings hit different quotes. */
-async function offerPool(url: string, headers: Record<string, string>, wanted: number): Promise<Array<[string, string]>> {
+export async function offerPool(url: string, headers: Record<string, string>, wanted: number): Promise<Array<[string, string]>> {
   const byQuote: Array<Array<[string, string]>> = [];
   let count = 0;
   while (count < wanted) {

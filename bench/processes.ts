@@ -83,13 +83,13 @@ const stopper = (child: ChildProcess) => () =>
     child.kill('SIGTERM');
   });
 
-/** The service, built, as `npm start` runs it, with this environment. */
-export async function startService(env: Record<string, string>): Promise<Child> {
-  const main = path.join(REPO_ROOT, 'dist/src/main.js');
+/** The service, built, as `npm start` runs it, with this environment; from the tree at `root` (this one by default). */
+export async function startService(env: Record<string, string>, root = REPO_ROOT): Promise<Child> {
+  const main = path.join(root, 'dist/src/main.js');
   if (!fs.existsSync(main)) throw new Error(`${main} is missing: npm run bench builds it`);
   const child = track(
     spawn(process.execPath, [main], {
-      cwd: REPO_ROOT,
+      cwd: root,
       env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),

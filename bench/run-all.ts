@@ -3,13 +3,22 @@
  * benchmark on PostgreSQL and on the embedded database (bench/http.bench.ts): baseline, ceilings, every scenario,
  * growth and query plans; then what an anonymous flood costs (bench/abuse.bench.ts). Prints as it goes, writes bench/results/latest.md, latest.json and ratios.svg, exits 1 if
  * a check failed. Options: BENCH_ENGINE_SECONDS, and the HTTP bench's (see bench/http.bench.ts).
+ *
+ * `npm run bench -- --against <commit> [--rounds N]` instead compares this tree's build with that commit's, scenario
+ * by scenario, alternately (bench/compare.ts; `--new <commit>` measures that commit instead of this tree). `--seconds
+ * S`, `--warmup S`, `--connections N` and `--databases LIST` stand for BENCH_SECONDS, BENCH_WARMUP_SECONDS,
+ * BENCH_CONNECTIONS and BENCH_DATABASES, in either mode.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { runHttpBench, RESULTS_DIR } from './http.bench';
+import { parseArgs } from 'node:util';
+import { optionsFromEnv, runHttpBench, RESULTS_DIR } from './http.bench';
+import { runComparison } from './compare';
 import { databaseTable, writeResults } from './report';
 import { killChildren } from './processes';
 import { runAbuseBench } from './abuse.bench';
+
+const OPTIONS = ['against', 'new', 'rounds', 'seconds', 'warmup', 'connections', 'databases'];
 
 function runEngineBench(): Promise<{ output: string; exitCode: number | null }> {
   const secs = process.env.BENCH_ENGINE_SECONDS;
@@ -36,6 +45,25 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  let args: Partial<Record<string, string>>;
+  try {
+    args = parseArgs({ options: Object.fromEntries(OPTIONS.map((o) => [o, { type: 'string' as const }])) }).values as Record<string, string>;
+    if (args.new !== undefined && args.against === undefined) throw new Error('--new goes with --against');
+    if (args.rounds !== undefined && !/^[1-9]\d*$/.test(args.rounds)) throw new Error(`--rounds must be a positive integer, got ${args.rounds}`);
+  } catch (e) {
+    console.error(
+      `bench: ${(e as Error).message}\nusage: npm run bench [-- [--against <commit> [--new <commit>] [--rounds N]] [--seconds S] [--warmup S] [--connections N] [--databases postgres,embedded]]`,
+    );
+    process.exitCode = 2;
+    return;
+  }
+  const env = { seconds: 'BENCH_SECONDS', warmup: 'BENCH_WARMUP_SECONDS', connections: 'BENCH_CONNECTIONS', databases: 'BENCH_DATABASES' } as const;
+  for (const [option, name] of Object.entries(env)) if (args[option] !== undefined) process.env[name] = args[option];
+  if (args.against !== undefined) {
+    process.exitCode = await runComparison({ ...optionsFromEnv(), against: args.against, new: args.new, rounds: Number(args.rounds ?? 3) });
+    return;
+  }
+  if (args.rounds !== undefined) process.env.BENCH_ROUNDS = args.rounds;
   console.log('== quote engine (in-process, one core) ==');
   const engine = await runEngineBench();
   const http = await runHttpBench();
