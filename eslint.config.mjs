@@ -10,6 +10,10 @@
  *   pipeline and the parser's refusals (which commit every request with its audit row) and the probes (which read
  *   the service's health);
  * - web/ talks to the service over HTTP only: its modules import each other, never server code.
+ * The layers hold only if no import comes back: scripts/import-cycles.js (run by `npm run lint` after this) refuses
+ * import cycles in src/, of files and of the domain's aggregate folders (src/domain/<aggregate>/), and any import of
+ * an aggregate by src/domain/kernel, the words the aggregates share (money, Sri Lanka time, the vehicle catalogue,
+ * seats, the booking's states and the ride's rules).
  * Formatting is prettier's (npm run format:check), so no stylistic rules here.
  */
 import js from '@eslint/js';

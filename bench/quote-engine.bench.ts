@@ -5,7 +5,7 @@
  * Options: --seconds=<n> per measurement (default 3). Exits 1 if below the 20,000 quotes/s target.
  */
 import type { PlaceInput } from '../src/domain/geo/types';
-import type { Currency } from '../src/domain/pricing/money';
+import type { Currency } from '../src/domain/kernel/money';
 import { quoteJourney, type QuoteRequest } from '../src/domain/pricing/price-journey';
 
 const TARGET_QUOTES_PER_SEC = 20_000;

@@ -12,7 +12,7 @@ import { newBookingWrite } from '../src/data/repositories/bookings-repository';
 import { createQuote } from '../src/domain/quotes/create-quote';
 import { DEFAULT_TERMS } from '../src/domain/terms/terms';
 import { decideBooking } from '../src/domain/bookings/booking-decision';
-import { newBookingEvent } from '../src/domain/webhooks/events';
+import { newBookingEvent } from '../src/domain/bookings/booking-events';
 import { bookingView } from '../src/domain/bookings/booking-view';
 import { searchVehicles } from '../src/domain/marketplace/supplier';
 import { searchAnswer } from '../src/http/marketplace/answers';

@@ -2,12 +2,12 @@ import type { Config } from './config/env';
 import type { Database } from './data/database';
 import type { Clock } from './shared/clock';
 import type { Logger } from './shared/logger';
-import type { OutboundExchange } from './domain/outbox/outbox';
+import type { OutboundExchange } from './domain/kernel/outbound-exchange';
 import type { KeyCache } from './domain/partners/key-cache';
 import type { RecentBookingFacts } from './domain/bookings/recent';
 import type { FleetCapacity } from './domain/fleet/capacity';
 import type { Resolve } from './domain/webhooks/targets';
-import type { EmptyBuckets, MemoryTokenBuckets } from './http/rate-limits';
+import type { EmptyBuckets, MemoryTokenBuckets } from './http/token-buckets';
 import type { Metrics } from './http/metrics';
 import type { NoticeBody } from './domain/marketplace/notices';
 

@@ -27,10 +27,10 @@ import { registerSecret } from './shared/redact';
 import { createHttpFlightStatus } from './adapters/flights/http-flight-status';
 import { appendAudit } from './data/repositories/audit-repository';
 import { exchangeAudit } from './domain/audit/exchange-audit';
-import type { OutboundExchange } from './domain/outbox/outbox';
+import type { OutboundExchange } from './domain/kernel/outbound-exchange';
 import { startFlightPoller } from './domain/flights/poll-flights';
 import type { FlightStatus } from './domain/flights/flight-status';
-import { EmptyBuckets, MemoryTokenBuckets } from './http/rate-limits';
+import { EmptyBuckets, MemoryTokenBuckets } from './http/token-buckets';
 import { marketplaceNoticeBody } from './adapters/marketplace/notice-bodies';
 import { Metrics } from './http/metrics';
 

@@ -13,7 +13,8 @@
  * (./operator/api.ts) and the one output formatter (./operator/output.ts) they share.
  */
 import { Command, CommanderError } from 'commander';
-import { CliError, createApi, defaultBaseUrl, type Cli, type Io } from './operator/api';
+import { CliError, createApi, defaultBaseUrl, type Cli } from './operator/api';
+import type { Io } from './operator/io';
 import { createPrint } from './operator/output';
 import { registerOperators } from './operator/operators';
 import { registerPartners } from './operator/partners';
@@ -24,7 +25,7 @@ import { registerOutbox } from './operator/outbox';
 import { registerWebhooks } from './operator/webhooks';
 import { registerAudit } from './operator/audit';
 
-export type { Io } from './operator/api';
+export type { Io } from './operator/io';
 
 /** The command groups, in the order the help lists them. */
 const GROUPS = [registerOperators, registerPartners, registerKeys, registerFleet, registerJobs, registerOutbox, registerWebhooks, registerAudit];

@@ -1,5 +1,5 @@
 import type { Statement } from '../domain/bookings/statement';
-import { CURRENCY_EXPONENT } from '../domain/pricing/money';
+import { CURRENCY_EXPONENT } from '../domain/kernel/money';
 import type { Verbatim } from './contract-types';
 
 /** The statement's lines as CSV (RFC 4180, CRLF), money with all its decimals; a cell a spreadsheet would run as a formula is quoted with a leading '. */

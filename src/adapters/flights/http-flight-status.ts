@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { FlightStatusUnavailable, type FlightQuery, type FlightReport, type FlightState, type FlightStatus } from '../../domain/flights/flight-status';
-import type { OutboundExchange } from '../../domain/outbox/outbox';
+import type { OutboundExchange } from '../../domain/kernel/outbound-exchange';
 import { requestId } from '../../shared/ids';
 import { REDACTED } from '../../shared/redact';
 

@@ -1,4 +1,5 @@
-import type { OutboundExchange, OutboundFailure } from '../../domain/outbox/outbox';
+import type { OutboundExchange } from '../../domain/kernel/outbound-exchange';
+import type { OutboundFailure } from '../../domain/outbox/outbox';
 
 /**
  * - timeout: no answer within the client's timeout (the marketplace may or may not have acted on it);

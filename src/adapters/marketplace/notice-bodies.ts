@@ -1,6 +1,6 @@
 import type { MarketplaceNotice, NoticeBody, TrackPoint } from '../../domain/marketplace/notices';
 import { BRANDS } from '../../domain/marketplace/listing';
-import { formatLocal } from '../../domain/marketplace/local-time';
+import { formatLocal } from '../../domain/kernel/sri-lanka-time';
 import type {
   ChangeConfirmationRequest,
   ConfirmOrderRequest,

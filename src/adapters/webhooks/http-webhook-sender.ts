@@ -3,7 +3,7 @@ import https from 'node:https';
 import { performance } from 'node:perf_hooks';
 import { redactHeaders, redactUrl } from '../../shared/redact';
 import { guardedLookup, literalAddress, refusedAddress, refusedPort, targetPort, type AllowedPorts, type Resolve } from '../../domain/webhooks/targets';
-import type { OutboundExchange } from '../../domain/outbox/outbox';
+import type { OutboundExchange } from '../../domain/kernel/outbound-exchange';
 import type { WebhookAttempt, WebhookPost, WebhookPoster } from '../../domain/webhooks/delivery';
 
 const MAX_AUDITED_BYTES = 4096;

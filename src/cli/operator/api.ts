@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import type { components, operations as Ops } from '../../generated/ops-v1';
+import type { Io } from './io';
 import type { Print } from './output';
 
 type JsonOf<T> = T extends { content: { 'application/json': infer B } } ? B : never;
@@ -11,13 +12,6 @@ export type Ok<O extends keyof Ops> = JsonOf<Ops[O]['responses'][Extract<keyof O
 export type Body<O extends keyof Ops> = JsonOf<NonNullable<Ops[O]['requestBody']>>;
 export type Schemas = components['schemas'];
 type ApiError = Schemas['Error']['error'];
-
-export interface Io {
-  stdout: { write(text: string): unknown };
-  stderr: { write(text: string): unknown };
-  env: Record<string, string | undefined>;
-  fetch?: typeof fetch;
-}
 
 /** A failure already worded for the operator. */
 export class CliError extends Error {

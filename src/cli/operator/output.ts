@@ -1,6 +1,6 @@
 /** The operator CLI's one output formatter: the API's JSON with --json, else a human view. */
 import type { Command } from 'commander';
-import type { Io } from './api';
+import type { Io } from './io';
 
 /** Prints an answer: as is with --json, else `human()` (key: value lines by default). */
 export type Print = (value: object, human?: () => string) => void;

@@ -1,5 +1,5 @@
 import { jsonbText, type AuditEntry } from '../../data/repositories/audit-repository';
-import type { OutboundExchange } from '../outbox/outbox';
+import type { OutboundExchange } from '../kernel/outbound-exchange';
 
 /**
  * The audit row of one outbound HTTP exchange (a marketplace call, a re-fetch, a webhook delivery). The adapter has

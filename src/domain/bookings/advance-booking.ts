@@ -1,14 +1,12 @@
 import type { Sql } from '../../data/database';
 import { setDispatch, type BookingRow, type DriverSnapshot, type Position } from '../../data/repositories/bookings-repository';
 import { AppError } from '../../shared/errors';
+import type { DispatchState } from '../kernel/booking-states';
 import { sandboxOnly } from '../quotes/sandbox';
-import { recordBookingEvent } from '../webhooks/events';
+import { recordBookingEvent } from './booking-events';
 import { bookingView } from './booking-view';
 import type { Scope } from './booking-decision';
 import { requireBooking } from './get-booking';
-
-/** The states dispatch and the ride move a booking to. */
-export type DispatchState = 'driver_assigned' | 'driver_en_route' | 'driver_arrived' | 'passenger_on_board' | 'completed' | 'no_show';
 
 /** The driver a sandbox booking gets: fictitious, and saying so. */
 export const SANDBOX_DRIVER = {

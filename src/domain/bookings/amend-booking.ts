@@ -1,7 +1,8 @@
 import type { Tx } from '../../data/database';
 import type { BookingRow } from '../../data/repositories/bookings-repository';
 import { AppError } from '../../shared/errors';
-import { storedFleetCode, vehicleOf } from '../fleet/fleet';
+import { storedFleetCode, vehicleOf } from '../kernel/fleet';
+import type { FollowJob } from '../kernel/follow-job';
 import { assertChangeable, assertVersion, commitChange, lockForChange, type BookingChangeRequest } from './booking-changes';
 import { bookingJob, flightDesignator } from './booking-decision';
 import { keyOf, underKey, type Answer, type KeyedSession, type Refused, type Replayed } from './idempotency';
@@ -28,12 +29,18 @@ export type Amended = { kind: 'done'; value: BookingRow } | Refused;
  *    caller has seen its current version (If-Match);
  * 2. decide: the booking as amended (its meeting instructions written again for a new name or flight); luggage beyond
  *    the booked vehicle is refused, with the way to a larger one (a change quote);
- * 3. write: the booking at version + 1, its job following (an assigned vehicle too small is released), and
+ * 3. write: the booking at version + 1, its job following through `followJob` (an assigned vehicle too small is
+ *    released), and
  *    `booking.amended` with the fields that changed.
  *
  * Under an Idempotency-Key, the same request again answers as the first did.
  */
-export async function amendBooking(tx: Tx, req: AmendBooking, s: KeyedSession & { answer(o: Amended): Answer }): Promise<Amended | Replayed> {
+export async function amendBooking(
+  tx: Tx,
+  req: AmendBooking,
+  s: KeyedSession & { answer(o: Amended): Answer },
+  followJob: FollowJob,
+): Promise<Amended | Replayed> {
   const key = keyOf(req.scope, 'amendBooking', req.idempotencyKey);
   const request = { booking_ref: req.bookingRef.toUpperCase(), ...req.amendment };
   return underKey(tx, key, request, s, async (sp) => {
@@ -42,7 +49,7 @@ export async function amendBooking(tx: Tx, req: AmendBooking, s: KeyedSession & 
     assertVersion(row, req.expectedVersion);
 
     const next = amended(row, req.amendment);
-    const { booking } = await commitChange(sp, row, next, (b, job) => bookingJob(b, job.durationMin), s.now);
+    const { booking } = await commitChange(sp, row, next, (b, job) => bookingJob(b, job.durationMin), followJob, s.now);
     return booking;
   });
 }

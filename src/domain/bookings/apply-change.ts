@@ -5,8 +5,9 @@ import { hasRoom } from '../../data/repositories/fleet-repository';
 import { findJobBySource } from '../../data/repositories/jobs-repository';
 import { markChangeQuoteApplied } from '../../data/repositories/quotes-repository';
 import { AppError, notFound } from '../../shared/errors';
-import { jobEndsAt } from '../fleet/job-window';
-import { seatCounts } from '../pricing/extras';
+import type { FollowJob } from '../kernel/follow-job';
+import { jobEndsAt } from '../kernel/job-window';
+import { seatCounts } from '../kernel/seats';
 import { assertChangeable, assertVersion, commitChange, lockForChange, type BookingChangeRequest } from './booking-changes';
 import { bookedPlace, bookingJob } from './booking-decision';
 import { keyOf, underKey, type Answer, type KeyedSession, type Refused, type Replayed } from './idempotency';
@@ -28,12 +29,17 @@ export type Changed = { kind: 'done'; value: BookingRow } | Refused;
  * 2. decide: the booking as the offer sells it — time, places, party, seats, vehicle, price and the terms the offer's
  *    cancellation policy showed; in production, the vehicle class must have room for the new window (the booking's
  *    own job left out), under the class's lock;
- * 3. write: the change quote marked applied (once), the booking at version + 1 with its job following (an
- *    assignment that no longer fits is released), and `booking.amended` with the fields that changed.
+ * 3. write: the change quote marked applied (once), the booking at version + 1 with its job following through
+ *    `followJob` (an assignment that no longer fits is released), and `booking.amended` with the fields that changed.
  *
  * Under an Idempotency-Key, the same request again answers as the first did.
  */
-export async function applyChange(tx: Tx, req: ApplyChange, s: KeyedSession & { answer(o: Changed): Answer }): Promise<Changed | Replayed> {
+export async function applyChange(
+  tx: Tx,
+  req: ApplyChange,
+  s: KeyedSession & { answer(o: Changed): Answer },
+  followJob: FollowJob,
+): Promise<Changed | Replayed> {
   const key = keyOf(req.scope, 'applyBookingChange', req.idempotencyKey);
   const request = { booking_ref: req.bookingRef.toUpperCase(), change_quote_id: req.changeQuoteId, offer_id: req.offerId };
   return underKey(tx, key, request, s, async (sp) => {
@@ -51,7 +57,7 @@ export async function applyChange(tx: Tx, req: ApplyChange, s: KeyedSession & { 
     const endsAt = jobEndsAt(next.pickupAt, offer.durationMin, next.journeyType);
     if (job && !(await hasRoom(sp, next.vehicle, next.pickupAt, endsAt, seatCounts(next.extras), job.jobId))) throw fleetFull(next);
     if (!(await markChangeQuoteApplied(sp, req.changeQuoteId, s.now))) throw changeQuoteUsed(row, req.changeQuoteId);
-    return (await commitChange(sp, row, next, (b) => bookingJob(b, offer.durationMin), s.now)).booking;
+    return (await commitChange(sp, row, next, (b) => bookingJob(b, offer.durationMin), followJob, s.now)).booking;
   });
 }
 

@@ -4,7 +4,7 @@ import { hasRoom } from '../../data/repositories/fleet-repository';
 import * as keys from '../../data/repositories/idempotency-repository';
 import { AppError } from '../../shared/errors';
 import type { Plan } from '../kernel/plan';
-import { newBookingEvent } from '../webhooks/events';
+import { newBookingEvent } from './booking-events';
 import { decideBooking, type BookingDecision, type BookingInput, type DecisionContext, type Scope } from './booking-decision';
 import { claim, fingerprint, keptUntil, keyOf, refused, replayOf, storableError, type Answer, type Refused, type Replayed } from './idempotency';
 import type { RecentBookingFacts } from './recent';

@@ -2,8 +2,8 @@ import type { Tx } from '../../data/database';
 import { saveBookingChange, type BookingRow } from '../../data/repositories/bookings-repository';
 import type { JobRecord, JobRow } from '../../data/repositories/jobs-repository';
 import { AppError } from '../../shared/errors';
-import { followChange } from '../fleet/follow-change';
-import { recordAmendment } from '../webhooks/events';
+import type { FollowJob } from '../kernel/follow-job';
+import { recordAmendment } from './booking-events';
 import { bookingMeeting, offerConsumed, type Scope } from './booking-decision';
 import { requireBooking } from './get-booking';
 
@@ -95,20 +95,22 @@ export function changedFields(before: BookingRow, after: BookingRow): string[] {
 
 /**
  * Writes a change of a booking locked by its reader: its meeting instructions are written again for it, its job
- * follows (`job` makes the job's new record from the changed booking and the job as it is), a driver the change
- * releases leaves the booking too (it is `confirmed` again, without a driver, until we assign one), the booking is
- * saved at version + 1, and `booking.amended` names what changed. A change that changes nothing writes nothing.
+ * follows (through the fleet's `followJob`; `job` makes the job's new record from the changed booking and the job as
+ * it is), a driver the change releases leaves the booking too (it is `confirmed` again, without a driver, until we
+ * assign one), the booking is saved at version + 1, and `booking.amended` names what changed. A change that changes
+ * nothing writes nothing.
  */
 export async function commitChange(
   tx: Tx,
   before: BookingRow,
   changed: BookingRow,
   job: (booking: BookingRow, current: JobRow) => JobRecord,
+  followJob: FollowJob,
   now: Date,
 ): Promise<{ booking: BookingRow; changes: string[] }> {
   if (!changedFields(before, changed).length) return { booking: before, changes: [] };
   const after: BookingRow = { ...changed, meetingInstructions: bookingMeeting(changed) };
-  const released = await followChange(tx, { source: 'partner_booking', sourceRef: before.bookingRef }, (current) => job(after, current), now);
+  const released = await followJob(tx, { source: 'partner_booking', sourceRef: before.bookingRef }, (current) => job(after, current), now);
   const next: BookingRow = {
     ...after,
     ...(released && after.status === 'driver_assigned' ? { status: 'confirmed', driver: null } : {}),

@@ -2,9 +2,9 @@ import type { BookedPlace, BookingFacts, BookingRow, Place } from '../../data/re
 import type { JobRecord } from '../../data/repositories/jobs-repository';
 import { AppError, invalidRequest, notFound } from '../../shared/errors';
 import { bookingRef as newBookingRef, trackingToken } from '../../shared/ids';
-import { jobEndsAt } from '../fleet/job-window';
+import { jobEndsAt } from '../kernel/job-window';
 import { meetingInstructions } from './meeting-instructions';
-import { seatCounts } from '../pricing/extras';
+import { seatCounts } from '../kernel/seats';
 
 export interface BookingInput {
   quote_id: string;

@@ -1,8 +1,9 @@
-import { toDecimal } from '../pricing/money';
+import { toDecimal } from '../kernel/money';
 import type { BookingRow } from '../../data/repositories/bookings-repository';
 import { cancellationPolicy } from '../terms/cancellation-policy';
 import { extraView } from '../pricing/extras';
-import { freeWaitingMinutes } from '../ride/ride-rules';
+import { freeWaitingMinutes } from '../kernel/ride-rules';
+import { RIDE_UNDER_WAY } from '../kernel/booking-states';
 
 export type { BookingRow };
 
@@ -15,8 +16,6 @@ const place = (p: WirePlace): WirePlace => ({
   lat: p.lat,
   lon: p.lon,
 });
-/** The ride is under way: the driver's position is shown. */
-export const RIDE_UNDER_WAY: ReadonlySet<BookingRow['status']> = new Set(['driver_en_route', 'driver_arrived', 'passenger_on_board']);
 const driver = (b: BookingRow) => {
   const d = b.driver;
   if (!d) return null;

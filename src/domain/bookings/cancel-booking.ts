@@ -3,7 +3,7 @@ import { markCancelled, type BookingRow } from '../../data/repositories/bookings
 import { cancelJob } from '../../data/repositories/jobs-repository';
 import { AppError } from '../../shared/errors';
 import { cancellationFeeAt } from '../terms/cancellation-policy';
-import { recordBookingEvent } from '../webhooks/events';
+import { recordBookingEvent } from './booking-events';
 import { bookingView } from './booking-view';
 import type { Scope } from './booking-decision';
 import { requireBooking } from './get-booking';

@@ -1,4 +1,4 @@
-import { EXTRA_CODES, type ExtraCode, type SeatCounts } from '../pricing/extras';
+import { EXTRA_CODES, type ExtraCode, type SeatCounts } from '../kernel/seats';
 
 export interface MeetingContext {
   journeyType: 'arrival' | 'departure' | 'point_to_point';

@@ -1,5 +1,5 @@
 import type { Sql } from '../../data/database';
-import { toDecimal } from '../pricing/money';
+import { toDecimal } from '../kernel/money';
 import { cancellationFeeAt, cancellationPolicy } from '../terms/cancellation-policy';
 import type { Scope } from './booking-decision';
 import { cannotCancel } from './cancel-booking';

@@ -1,8 +1,8 @@
 import type { Sql } from '../../data/database';
 import { findStatementRows, type StatementRow } from '../../data/repositories/statements-repository';
 import { invalidRequest } from '../../shared/errors';
-import { sriLankaDay } from '../fleet/jobs';
-import { toDecimal, type Currency } from '../pricing/money';
+import { sriLankaDay } from '../kernel/sri-lanka-time';
+import { toDecimal, type Currency } from '../kernel/money';
 import { noShowFee } from '../terms/cancellation-policy';
 import type { Scope } from './booking-decision';
 

@@ -4,10 +4,10 @@ import * as fleet from '../../data/repositories/fleet-repository';
 import type { DriverSnapshot } from '../../data/repositories/bookings-repository';
 import { AppError, notFound } from '../../shared/errors';
 import { moveBooking } from '../bookings/advance-booking';
-import { formatLocal } from '../marketplace/local-time';
+import { formatLocal } from '../kernel/sri-lanka-time';
 import { notify, type NoticeBody } from '../marketplace/notices';
-import { storedFleetCode, vehicleOf, type FleetVehicle } from './fleet';
-import { missingSeats, type SeatCounts } from '../pricing/extras';
+import { storedFleetCode, vehicleOf, type FleetVehicle } from '../kernel/fleet';
+import { missingSeats, type SeatCounts } from '../kernel/seats';
 import { jobView, type JobView } from './job-view';
 import { assertOpen, conflict, requireJob } from './jobs';
 

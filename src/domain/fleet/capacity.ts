@@ -1,6 +1,6 @@
 import type { Sql } from '../../data/database';
 import { fleetRegistered, freeClasses } from '../../data/repositories/fleet-repository';
-import type { SeatCounts } from '../pricing/extras';
+import type { SeatCounts } from '../kernel/seats';
 
 /** How long an instance trusts its knowledge that no vehicle is registered (quoting only: bookings always ask). */
 const REGISTERED_TTL_MS = 5_000;

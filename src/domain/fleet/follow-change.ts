@@ -1,10 +1,7 @@
-import type { Tx } from '../../data/database';
 import * as jobs from '../../data/repositories/jobs-repository';
-import { missingSeats } from '../pricing/extras';
-import { storedFleetCode, vehicleOf } from './fleet';
-
-/** Why a change released a job's driver and vehicle. */
-export type ReleaseReason = 'overlap' | 'vehicle_too_small' | 'vehicle_lacks_equipment';
+import type { FollowJob, ReleaseReason } from '../kernel/follow-job';
+import { missingSeats } from '../kernel/seats';
+import { storedFleetCode, vehicleOf } from '../kernel/fleet';
 
 /**
  * A job follows a change of what it serves — a partner's booking (an amendment or a priced change) or a marketplace
@@ -17,14 +14,10 @@ export type ReleaseReason = 'overlap' | 'vehicle_too_small' | 'vehicle_lacks_equ
  * - `vehicle_lacks_equipment`: it lacks a seat the job now needs.
  *
  * `changed` makes the job's new record from the job as it is. Nothing happens to a job that is not open (or to a
- * sandbox booking, which has none). Returns the reason of a release, or null.
+ * sandbox booking, which has none). Returns the reason of a release, or null. It is the FollowJob port the
+ * surfaces hand to the use cases that change bookings and orders (src/domain/kernel/follow-job.ts).
  */
-export async function followChange(
-  tx: Tx,
-  of: { source: jobs.JobSource; sourceRef: string },
-  changed: (job: jobs.JobRow) => jobs.JobRecord,
-  now: Date,
-): Promise<ReleaseReason | null> {
+export const followChange: FollowJob = async (tx, of, changed, now) => {
   const job = await jobs.findJobBySource(tx, of.source, of.sourceRef, true);
   if (!job || (job.status !== 'confirmed' && job.status !== 'driver_assigned')) return null;
   const record = changed(job);
@@ -37,7 +30,7 @@ export async function followChange(
   const reason = job.vehicle ? misfit(record, job.vehicle) : null;
   if (reason) await jobs.releaseJob(tx, record.source, record.sourceRef, reason, now);
   return reason;
-}
+};
 
 /** Why the assigned vehicle no longer serves the changed job, if it does not. */
 function misfit(record: jobs.JobRecord, vehicle: NonNullable<jobs.JobRow['vehicle']>): ReleaseReason | null {

@@ -1,7 +1,7 @@
 import type { FlightAlert, JobFlight, JobPlace, JobRow, JobStatus, RideProgress } from '../../data/repositories/jobs-repository';
-import { LATE_IF_NOT_EN_ROUTE_MS } from '../ride/ride-rules';
-import { storedFleetCode, type FleetCode } from './fleet';
-import { EXTRA_CODES, type ExtraCode } from '../pricing/extras';
+import { LATE_IF_NOT_EN_ROUTE_MS } from '../kernel/ride-rules';
+import { storedFleetCode, type FleetCode } from '../kernel/fleet';
+import { EXTRA_CODES, type ExtraCode } from '../kernel/seats';
 
 /** A job as operators see it (the ops API and its dispatch board), whoever it is for. */
 export interface JobView {

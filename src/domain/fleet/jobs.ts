@@ -1,6 +1,7 @@
 import type { Sql } from '../../data/database';
 import * as jobs from '../../data/repositories/jobs-repository';
 import { AppError, notFound } from '../../shared/errors';
+import { sriLankaDay } from '../kernel/sri-lanka-time';
 import { jobView, type JobView } from './job-view';
 
 /**
@@ -12,12 +13,6 @@ import { jobView, type JobView } from './job-view';
  *
  * This module holds the reads (listJobs, getJob) and what every dispatch use case checks of a job first.
  */
-
-/** Sri Lanka keeps UTC+05:30 all year: a calendar day there, as an instant range. */
-export function sriLankaDay(date: string): { from: Date; to: Date } {
-  const from = new Date(`${date}T00:00:00+05:30`);
-  return { from, to: new Date(from.getTime() + 24 * 3600_000) };
-}
 
 /** Jobs of a Sri Lanka day, of a booking or of an order; without any of them, those from the last 24 hours on. */
 export async function listJobs(

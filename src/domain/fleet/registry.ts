@@ -2,9 +2,9 @@ import type { Sql } from '../../data/database';
 import * as fleet from '../../data/repositories/fleet-repository';
 import { AppError, notFound } from '../../shared/errors';
 import { prefixedId } from '../../shared/ids';
-import { storedFleetCode, type FleetCode } from './fleet';
-import { storedBrand, type Brand } from './brands';
-import { EXTRA_CODES, type SeatCounts } from '../pricing/extras';
+import { storedFleetCode, type FleetCode } from '../kernel/fleet';
+import { storedBrand, type Brand } from '../kernel/brands';
+import { EXTRA_CODES, type SeatCounts } from '../kernel/seats';
 
 export interface VehicleView {
   vehicle_id: string;

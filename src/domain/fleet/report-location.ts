@@ -2,7 +2,7 @@ import type { Tx } from '../../data/database';
 import { recordLocation } from '../../data/repositories/jobs-repository';
 import { setDriverLocation } from '../../data/repositories/bookings-repository';
 import { notifyLatest, type NoticeBody } from '../marketplace/notices';
-import { LIVE_BEFORE_PICKUP_MS, LOCATION_EVERY_MS } from './job-window';
+import { LIVE_BEFORE_PICKUP_MS, LOCATION_EVERY_MS } from '../kernel/job-window';
 import { assertOpen, conflict, requireJob } from './jobs';
 
 /**

@@ -2,9 +2,9 @@ import type { Tx } from '../../data/database';
 import * as jobs from '../../data/repositories/jobs-repository';
 import { setOrderState } from '../../data/repositories/marketplace-repository';
 import { moveBooking } from '../bookings/advance-booking';
-import { formatLocal } from '../marketplace/local-time';
+import { formatLocal } from '../kernel/sri-lanka-time';
 import { notify, type NoticeBody } from '../marketplace/notices';
-import { LIVE_BEFORE_PICKUP_MS, NO_SHOW_WITHIN_MS } from './job-window';
+import { LIVE_BEFORE_PICKUP_MS, NO_SHOW_WITHIN_MS } from '../kernel/job-window';
 import { jobView, type JobView } from './job-view';
 import { assertOpen, conflict, requireJob } from './jobs';
 

@@ -3,7 +3,7 @@ import type { BookingFlight } from '../../data/repositories/booking-record';
 import * as flights from '../../data/repositories/flights-repository';
 import { releaseJob, type FlightAlert, type JobRow } from '../../data/repositories/jobs-repository';
 import { hasRoom } from '../../data/repositories/fleet-repository';
-import { recordFlightUpdate } from '../webhooks/events';
+import { recordFlightUpdate } from '../bookings/booking-events';
 import { requireJob } from '../fleet/jobs';
 import type { FlightReport } from './flight-status';
 

@@ -3,7 +3,7 @@ import type { Database } from '../../data/database';
 import { claimDueFlights, recordFlightFailure } from '../../data/repositories/flights-repository';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
-import { formatLocal } from '../marketplace/local-time';
+import { formatLocal } from '../kernel/sri-lanka-time';
 import { followFlight } from './follow-flight';
 import { FlightStatusUnavailable, type FlightStatus } from './flight-status';
 

@@ -1,7 +1,6 @@
 import type { Tx } from '../../data/database';
 import { applyOrderChange } from '../../data/repositories/marketplace-repository';
-import { storedFleetCode, vehicleOf } from '../fleet/fleet';
-import { followChange } from '../fleet/follow-change';
+import { storedFleetCode, vehicleOf } from '../kernel/fleet';
 import { resolvePlace } from '../geo/resolve-place';
 import { AppError } from '../../shared/errors';
 import { notify } from './notices';
@@ -51,7 +50,7 @@ export async function updateOrder(tx: Tx, change: OrderChange, ctx: OrderCtx): P
     return { kind: 'change_refused', reason: serve.reason, message: serve.message };
   }
   await applyOrderChange(tx, row.orderId, next, hash, pickupAtOf(next), ctx.now);
-  await followChange(tx, { source: 'marketplace_order', sourceRef: row.orderId }, () => orderJob(next, serve), ctx.now);
+  await ctx.followJob(tx, { source: 'marketplace_order', sourceRef: row.orderId }, () => orderJob(next, serve), ctx.now);
   await notify(tx, ctx.noticeBody, { kind: 'change_confirmation', orderId: row.orderId, accepted: true }, delivery, ctx.now);
   return answer(row, 'change_confirmed');
 }

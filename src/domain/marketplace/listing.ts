@@ -1,6 +1,6 @@
 import type { components } from '../../generated/marketplace-inbound';
-import { FLEET, type FleetCode } from '../fleet/fleet';
-import { isBrand, type Brand } from '../fleet/brands';
+import { FLEET, type FleetCode } from '../kernel/fleet';
+import { isBrand, type Brand } from '../kernel/brands';
 import titles from './fleet-titles.json';
 
 /** The marketplace's vehicle classes (contracts/marketplace-inbound.yaml Vehicle.class). */

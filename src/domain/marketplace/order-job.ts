@@ -2,13 +2,13 @@ import type { JobPlace, JobRecord } from '../../data/repositories/jobs-repositor
 import { routeBetween } from '../geo/route';
 import type { ResolvedPlace } from '../geo/types';
 import { journeyType } from '../pricing/price-journey';
-import { jobEndsAt } from '../fleet/job-window';
-import type { FleetVehicle } from '../fleet/fleet';
+import { jobEndsAt } from '../kernel/job-window';
+import type { FleetVehicle } from '../kernel/fleet';
 import { meetingInstructions } from '../bookings/meeting-instructions';
-import { formatLocal } from './local-time';
+import { formatLocalWithOffset } from '../kernel/sri-lanka-time';
 import type { MarketplaceOrder } from './orders';
 import { pickupAtOf } from './supplier';
-import type { ExtraCode, SeatCounts } from '../pricing/extras';
+import type { ExtraCode, SeatCounts } from '../kernel/seats';
 
 /** How we serve an order: the vehicle, the located places and the drive time between them. */
 export interface Served {
@@ -47,7 +47,7 @@ export function orderJob(o: MarketplaceOrder, serve: Served): JobRecord {
       iata: serve.pickup.iata,
       passengerName: o.customer.name,
       flightNumber: o.flight_number ?? null,
-      pickupDatetime: formatLocal(pickupAt).replace(' ', 'T') + '+05:30',
+      pickupDatetime: formatLocalWithOffset(pickupAt),
       seats: orderSeats(o),
     }),
   };

@@ -1,6 +1,7 @@
 import type { Sql } from '../../data/database';
 import type { components } from '../../generated/marketplace-inbound';
 import * as repo from '../../data/repositories/marketplace-repository';
+import type { FollowJob } from '../kernel/follow-job';
 import type { FxRates } from '../pricing/price-journey';
 import { AppError } from '../../shared/errors';
 import { jsonFingerprint } from '../../shared/canonical-json';
@@ -48,6 +49,8 @@ export interface OrderCtx {
   fx: FxRates;
   /** Makes the bodies of what we send the marketplace (its adapter). */
   noticeBody: NoticeBody;
+  /** Has an order's job follow its change (the fleet's followChange). */
+  followJob: FollowJob;
 }
 
 /**

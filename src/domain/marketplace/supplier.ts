@@ -2,13 +2,13 @@ import type { Sql } from '../../data/database';
 import type { Write } from '../../data/write';
 import type { components } from '../../generated/marketplace-inbound';
 import { findLiveMark, priceMarksWrite, type PriceMarkRecord } from '../../data/repositories/marketplace-repository';
-import { getVehicle, type FleetVehicle } from '../fleet/fleet';
+import { getVehicle, type FleetVehicle } from '../kernel/fleet';
 import type { FxRates } from '../pricing/price-journey';
 import { decideJourney, OFFER_TTL_MS, type Decision, type DeclineReason, type JourneyRequest } from '../quotes/decide';
 import { withinCapacity, type FreeClasses } from '../quotes/create-quote';
 import { hex32 } from '../../shared/ids';
 import { AppError, invalidRequest } from '../../shared/errors';
-import { parseLocal } from './local-time';
+import { parseLocal } from '../kernel/sri-lanka-time';
 import { EARLIEST_DAY, LATEST_DAY } from '../../shared/storable-time';
 
 export interface SupplierCtx {

@@ -1,7 +1,7 @@
 import type { Sql } from '../../data/database';
 import * as outbox from '../../data/repositories/outbox-repository';
 import { invalidRequest, notFound } from '../../shared/errors';
-import { requireEnabledEndpoint } from '../webhooks/endpoints';
+import type { OutboundExchange } from '../kernel/outbound-exchange';
 
 /**
  * The transactional outbox for calls we owe the marketplace. A message is inserted in the caller's transaction,
@@ -39,26 +39,6 @@ export interface OutboundMessage {
 export interface MarketplaceBrand {
   id: number;
   name: string;
-}
-
-/**
- * One HTTP exchange with the marketplace, ready for the audit log: the adapter has already redacted the
- * PrivateKey header and any secret body fields, so it is safe to store or log.
- */
-export interface OutboundExchange {
-  requestId: string;
-  startedAt: string;
-  method: string;
-  url: string;
-  /** Path and query, as the audit log's `path`. */
-  path: string;
-  requestHeaders: Record<string, string>;
-  requestBody: unknown;
-  status: number | null;
-  responseHeaders: Record<string, string>;
-  responseBody: unknown;
-  durationMs: number;
-  error: string | null;
 }
 
 /** What a failed delivery throws (MarketplaceError implements it). */
@@ -162,11 +142,17 @@ export async function listOutbox(db: Sql, q: outbox.OutboxQuery): Promise<Outbox
 }
 
 /**
+ * The port a retry of a webhook delivery goes through first: locks the delivery's endpoint, and refuses a disabled
+ * one (src/domain/webhooks/endpoints.ts requireEnabledEndpoint implements it).
+ */
+export type RequireEnabledEndpoint = (tx: Sql, endpointId: string) => Promise<void>;
+
+/**
  * Makes a failed (or waiting) message due now. Attempts are kept, so a failed message gets one more attempt per
  * retry. A claim in flight keeps its lock: the retry never lets a second worker send the same message meanwhile. A
- * webhook delivery needs its endpoint enabled.
+ * webhook delivery needs its endpoint enabled (`requireEnabledEndpoint`).
  */
-export async function retryOutbound(tx: Sql, id: string, now: Date): Promise<OutboxView> {
+export async function retryOutbound(tx: Sql, id: string, now: Date, requireEnabledEndpoint: RequireEnabledEndpoint): Promise<OutboxView> {
   if (!/^[0-9]{1,18}$/.test(id)) throw notFound(`No outbox message ${id}.`, { id });
   // A webhook delivery's endpoint is locked before the delivery, as every writer of both does.
   const endpointId = (await outbox.findMessage(tx, id))?.webhook?.endpoint_id;

@@ -1,4 +1,4 @@
-import type { Claimed, DeliveryPass, OutboxChannel, WorkerDeps } from './worker';
+import type { Claimed, DeliveryPass, OutboxChannel, WorkerDeps } from './channel';
 
 /** How a pool claims and tries a channel's messages (worker.ts builds it). */
 export interface Attempter {

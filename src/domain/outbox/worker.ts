@@ -1,11 +1,10 @@
-import type { Deps } from '../../deps';
 import * as outbox from '../../data/repositories/outbox-repository';
 import { saveBrands } from '../../data/repositories/marketplace-repository';
 import { appendAudit } from '../../data/repositories/audit-repository';
 import { exchangeAudit } from '../audit/exchange-audit';
-import type { Sql, Tx } from '../../data/database';
+import { syntheticExchange, type Claimed, type DeliveryPass, type OutboxChannel, type Outcome, type WorkerDeps } from './channel';
 import { runPool, startPool, type Attempter } from './pool';
-import { isOutboundFailure, OUTBOUND_KINDS, type MarketplaceBrand, type OutboundExchange, type OutboundKind, type OutboundSender } from './outbox';
+import { isOutboundFailure, OUTBOUND_KINDS, type OutboundKind, type OutboundSender } from './outbox';
 
 export { enqueueOutbound, type OutboundKind, type OutboundSender } from './outbox';
 
@@ -30,64 +29,6 @@ export interface OutboxWorkerOptions {
   leaseMarginMs?: number;
   /** Randomness for the jitter, in [0, 1). Default Math.random. */
   random?: () => number;
-}
-
-export interface DeliveryPass {
-  delivered: number;
-  retried: number;
-  failed: number;
-}
-
-export type WorkerDeps = Pick<Deps, 'db' | 'clock' | 'logger'>;
-
-export interface Claimed {
-  id: string;
-  kind: string;
-  payload: Record<string, unknown>;
-  attempts: number;
-  maxAttempts: number;
-  /** Webhook deliveries: the event and the endpoint. */
-  eventId: string | null;
-  endpointId: string | null;
-  /** The claim's lease (locked_until): the attempt must be recorded before it. */
-  leaseUntil: Date;
-}
-
-/** An attempt's result; `context` names whose it was, for its audit row (a webhook's partner and environment). */
-export type Outcome = (
-  | { ok: true; exchange: OutboundExchange; brands?: MarketplaceBrand[] }
-  | { ok: false; retryable: boolean; status: number | null; error: string; exchange: OutboundExchange }
-) & { context?: { partnerId: string; env: string } };
-
-/** What the outcome of an attempt did to its message. */
-export interface Recorded {
-  /** False when our lease had expired and another worker's claim won (the attempt is only audited). */
-  updated: boolean;
-  result: keyof DeliveryPass;
-  now: Date;
-}
-
-/** One kind of recipient: which messages it owns, how it sends them, and when it tries again. */
-export interface OutboxChannel {
-  readonly name: string;
-  readonly kinds: readonly string[];
-  /** How long a claim lasts: longer than a send, plus the time to record its outcome. */
-  readonly leaseMs: number;
-  /** Attempts in flight at most: a slot that frees is filled at once (pool.ts). */
-  readonly batchSize: number;
-  /**
-   * Leases up to `limit` due messages (not those in `exclude`) and counts their attempt, in one short statement.
-   * Default: the lowest ids of the channel's kinds.
-   */
-  claim?(db: Sql, now: Date, leaseUntil: Date, limit: number, exclude: readonly string[]): Promise<Claimed[]>;
-  /** One attempt, started at `now` (the worker's clock); never throws for a failure of the recipient (that is an outcome). */
-  send(msg: Claimed, now: Date): Promise<Outcome>;
-  /** The wait after failed attempt number `attempt` before the next. */
-  retryDelayMs(attempt: number): number;
-  /** In the outcome's transaction, before the message's row: what must be locked first (one lock order for all writers). */
-  lockFirst?(tx: Tx, msg: Claimed): Promise<void>;
-  /** In the outcome's transaction: the attempt's audit row and whatever else the channel keeps. */
-  recorded(tx: Tx, msg: Claimed, outcome: Outcome, r: Recorded): Promise<void>;
 }
 
 const DEFAULTS = { batchSize: 10, baseDelayMs: 2_000, maxDelayMs: 10 * 60_000, leaseMarginMs: 30_000 };
@@ -182,24 +123,6 @@ function nextState(msg: Claimed, outcome: Outcome, now: Date, channel: OutboxCha
   }
   const nextAttemptAt = new Date(now.getTime() + channel.retryDelayMs(msg.attempts));
   return { result: 'retried', row: { status: 'pending', nextAttemptAt, lastStatus, lastError: outcome.error } };
-}
-
-/** The audit record of an attempt that never reached the wire. */
-export function syntheticExchange(msg: Claimed, error: string, startedAt: Date, path = `outbox:${msg.kind}`): OutboundExchange {
-  return {
-    requestId: `outbox_${msg.id}_a${msg.attempts}`,
-    startedAt: startedAt.toISOString(),
-    method: '-',
-    path,
-    url: '',
-    requestHeaders: {},
-    requestBody: null,
-    status: null,
-    responseHeaders: {},
-    responseBody: null,
-    durationMs: 0,
-    error,
-  };
 }
 
 /**

@@ -3,7 +3,7 @@ import * as partners from '../../data/repositories/partners-repository';
 import { fromStored, setPartnerRateLimit, type RateLimit } from '../../data/repositories/rate-limits-repository';
 import { partnerId as newPartnerId } from '../../shared/ids';
 import { notFound } from '../../shared/errors';
-import { storedFleetCode, type FleetCode } from '../fleet/fleet';
+import { storedFleetCode, type FleetCode } from '../kernel/fleet';
 
 export type Currency = partners.Currency;
 

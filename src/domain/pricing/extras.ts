@@ -1,27 +1,15 @@
 import { invalidRequest } from '../../shared/errors';
-import { toDecimal, type Currency } from './money';
+import { toDecimal, type Currency } from '../kernel/money';
+import { EXTRA_CODES, type ExtraCode, type ExtraRequest } from '../kernel/seats';
 import { usdToCurrency, type FxRates } from './price-journey';
-import type { Seats } from '../../data/repositories/fleet-repository';
-
-/** Seats for children a vehicle can carry, fitted before pickup. */
-export type ExtraCode = 'infant_seat' | 'child_seat' | 'booster_seat';
-export const EXTRA_CODES: readonly ExtraCode[] = ['infant_seat', 'child_seat', 'booster_seat'];
 
 /** Per seat and transfer, whatever the vehicle (docs/partner-guide.md#children-and-child-seats). */
 export const EXTRA_PRICE_USD_MINOR: Readonly<Record<ExtraCode, number>> = Object.freeze({ infant_seat: 600, child_seat: 600, booster_seat: 400 });
-
-export interface ExtraRequest {
-  code: ExtraCode;
-  quantity: number;
-}
 
 /** Seats as sold: `amount_minor` for all of them, in the sale's currency. */
 export interface PricedExtra extends ExtraRequest {
   amount_minor: number;
 }
-
-/** Seats by kind, as a job and a vehicle count them (`{"child_seat": 1}`). */
-export type SeatCounts = Seats;
 
 /**
  * What the contract cannot say about seats: each kind once, and no more seats than children (a seat is for a
@@ -53,10 +41,3 @@ export const extrasTotal = (extras: readonly PricedExtra[]): number => extras.re
 
 /** Seats as partners read them, priced in decimal money. */
 export const extraView = (e: PricedExtra, currency: Currency) => ({ code: e.code, quantity: e.quantity, price: toDecimal(e.amount_minor, currency) });
-
-export const seatCounts = (extras: readonly ExtraRequest[]): SeatCounts => Object.fromEntries(extras.map((e) => [e.code, e.quantity]));
-
-/** The seats a vehicle lacks for a job (empty when it carries them all). */
-export function missingSeats(needed: SeatCounts, carried: SeatCounts): SeatCounts {
-  return Object.fromEntries(EXTRA_CODES.flatMap((k) => ((needed[k] ?? 0) > (carried[k] ?? 0) ? [[k, (needed[k] ?? 0) - (carried[k] ?? 0)]] : [])));
-}

@@ -1,8 +1,8 @@
-import { FLEET, MIN_FARE_USD_MINOR, fleetOrder, vehiclesThatFit, type FleetVehicle } from '../fleet/fleet';
+import { FLEET, MIN_FARE_USD_MINOR, fleetOrder, vehiclesThatFit, type FleetVehicle } from '../kernel/fleet';
 import { resolvePlace } from '../geo/resolve-place';
 import { routeBetween } from '../geo/route';
 import type { PlaceInput, PlaceResolution, ResolvedPlace } from '../geo/types';
-import { convertFromUsd, isCurrency, toDecimal, type Currency, type Money } from './money';
+import { convertFromUsd, isCurrency, toDecimal, type Currency, type Money } from '../kernel/money';
 
 /** USD → currency rates as decimal strings, e.g. { EUR: "0.92", LKR: "300.50" }. USD needs no entry. */
 export type FxRates = Readonly<Record<string, string>>;

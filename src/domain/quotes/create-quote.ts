@@ -1,14 +1,15 @@
-import { FLEET } from '../fleet/fleet';
+import { FLEET } from '../kernel/fleet';
 import type { FxRates } from '../pricing/price-journey';
 import { decideJourney, OFFER_TTL_MS, type Decision } from './decide';
-import { toDecimal, type Currency } from '../pricing/money';
+import { toDecimal, type Currency } from '../kernel/money';
 import type { PlaceInput, ResolvedPlace } from '../geo/types';
 import { quoteWrite, type OfferRecord, type QuoteRecord } from '../../data/repositories/quotes-repository';
-import { jobEndsAt } from '../fleet/job-window';
+import { jobEndsAt } from '../kernel/job-window';
 import type { OfferForBooking } from '../../data/repositories/bookings-repository';
 import { hex32 } from '../../shared/ids';
 import { invalidRequest } from '../../shared/errors';
-import { checkedExtras, extrasTotal, extraView, priceExtras, seatCounts, type ExtraRequest, type SeatCounts } from '../pricing/extras';
+import { checkedExtras, extrasTotal, extraView, priceExtras } from '../pricing/extras';
+import { seatCounts, type ExtraRequest, type SeatCounts } from '../kernel/seats';
 import { adjustedFare, cancellationPolicy } from '../terms/cancellation-policy';
 import type { SaleTerms } from '../terms/terms';
 

@@ -1,5 +1,5 @@
 import { quoteJourney, type FxRates, type QuoteResult } from '../pricing/price-journey';
-import type { Currency } from '../pricing/money';
+import type { Currency } from '../kernel/money';
 import type { PlaceInput } from '../geo/types';
 
 export const OFFER_TTL_MS = 30 * 60 * 1000;

@@ -1,9 +1,9 @@
 import type { Sql } from '../../data/database';
 import * as jobs from '../../data/repositories/jobs-repository';
 import { notFound } from '../../shared/errors';
-import { sriLankaDay } from '../fleet/jobs';
+import { sriLankaDay } from '../kernel/sri-lanka-time';
 import { jobView } from '../fleet/job-view';
-import { freeWaitingMinutes, nextSteps, noShowFrom, type RideFacts, type RideState, type RideStep } from './ride-rules';
+import { freeWaitingMinutes, nextSteps, noShowFrom, type RideFacts, type RideState, type RideStep } from '../kernel/ride-rules';
 
 /** A job as its driver reads it in the app (contracts/driver-v1.yaml, DriverJob). */
 export interface DriverJobView {

@@ -6,14 +6,14 @@ import { conflict } from '../fleet/jobs';
 import { recordNoShow } from '../fleet/report-no-show';
 import type { NoticeBody } from '../marketplace/notices';
 import { driverJobView, requireDriverJob, rideFacts, type DriverJobView } from './driver-jobs';
-import { BOOKING_STATE_OF, freeWaitingMinutes, judgeStep, type RideStep } from './ride-rules';
+import { BOOKING_STATE_OF, freeWaitingMinutes, judgeStep, type RideStep } from '../kernel/ride-rules';
 
 /**
  * A driver moves their job to the ride's next state from the app.
  *
  * 1. The job is the driver's own (else not found), locked so two taps are judged one after the other.
  * 2. Asking for the state it is in changes nothing (a phone on a weak signal sends the same tap twice).
- * 3. The rules (ride-rules.ts) judge the step: its order, `en_route` from 3 hours before the pickup, `no_show`
+ * 3. The rules (kernel/ride-rules.ts) judge the step: its order, `en_route` from 3 hours before the pickup, `no_show`
  *    after the free waiting time.
  * 4. The step is written, and whoever the job is for hears of it: a partner's booking moves (with its event and
  *    the driver's last position); a completed ride or a no-show ends the job as an operator's would, the no-show

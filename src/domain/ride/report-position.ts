@@ -1,7 +1,7 @@
 import type { Tx } from '../../data/database';
 import { findLiveJob } from '../../data/repositories/ride-repository';
 import { reportLocation } from '../fleet/report-location';
-import { LIVE_BEFORE_PICKUP_MS } from '../fleet/job-window';
+import { LIVE_BEFORE_PICKUP_MS } from '../kernel/job-window';
 import type { NoticeBody } from '../marketplace/notices';
 
 /**

@@ -1,7 +1,7 @@
 import type { Sql } from '../../data/database';
 import { findBookingByTrackingToken, type BookingRow } from '../../data/repositories/bookings-repository';
 import { haversineKm } from '../geo/geo-math';
-import { RIDE_UNDER_WAY } from '../bookings/booking-view';
+import { RIDE_UNDER_WAY } from '../kernel/booking-states';
 
 /** The live view runs from this long before the pickup … */
 export const TRACKING_FROM_MS = 2 * 3600_000;

@@ -1,4 +1,4 @@
-import { divideHalfUp, toDecimal, type Currency } from '../pricing/money';
+import { divideHalfUp, toDecimal, type Currency } from '../kernel/money';
 import type { SaleTerms } from './terms';
 
 const HOUR_MS = 60 * 60 * 1000;

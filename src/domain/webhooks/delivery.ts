@@ -1,13 +1,15 @@
 import { Webhook } from 'standardwebhooks';
-import type { Deps } from '../../deps';
 import * as repo from '../../data/repositories/webhook-endpoints-repository';
 import type { Env } from '../../data/repositories/webhook-endpoints-repository';
 import { claimWebhookDeliveries, releaseEndpoint } from '../../data/repositories/webhook-delivery-repository';
 import { appendAudit } from '../../data/repositories/audit-repository';
+import type { Database } from '../../data/database';
+import type { Config } from '../../config/env';
 import { systemClock, type Clock } from '../../shared/clock';
+import type { Logger } from '../../shared/logger';
 import { exchangeAudit } from '../audit/exchange-audit';
-import { syntheticExchange, type Claimed, type OutboxChannel, type Outcome } from '../outbox/worker';
-import type { OutboundExchange } from '../outbox/outbox';
+import type { OutboundExchange } from '../kernel/outbound-exchange';
+import { syntheticExchange, type Claimed, type OutboxChannel, type Outcome } from '../outbox/channel';
 import { privateAllowed } from './targets';
 
 /**
@@ -65,7 +67,14 @@ export interface WebhookChannelOptions {
   wallClock?: Clock;
 }
 
-export function webhookChannel(deps: Pick<Deps, 'db' | 'logger' | 'config'>, poster: WebhookPoster, opts: WebhookChannelOptions = {}): OutboxChannel {
+/** What the webhooks' channel needs of the service: the database, the logger, and whether private targets are allowed. */
+export interface WebhookChannelDeps {
+  db: Database;
+  logger: Logger;
+  config: { webhooks: Pick<Config['webhooks'], 'allowPrivateTargets'> };
+}
+
+export function webhookChannel(deps: WebhookChannelDeps, poster: WebhookPoster, opts: WebhookChannelOptions = {}): OutboxChannel {
   const wallClock = opts.wallClock ?? systemClock;
   const envs: Env[] = opts.env ? [opts.env] : ['production', 'sandbox'];
   return {

@@ -1,33 +1,23 @@
 import type { Sql } from '../../data/database';
-import type { BookingRow, BookingStatus } from '../../data/repositories/bookings-repository';
+import type { BookingRow } from '../../data/repositories/bookings-repository';
 import * as repo from '../../data/repositories/webhook-events-repository';
 import { listPartnerEndpoints } from '../../data/repositories/webhook-endpoints-repository';
+import type { components } from '../../generated/transfers-v1';
 import { invalidRequest, notFound } from '../../shared/errors';
 import { eventId as newEventId } from '../../shared/ids';
-import { bookingView, type BookingView } from '../bookings/booking-view';
 import { MAX_ATTEMPTS } from './delivery';
 import { requireEndpoint } from './endpoints';
 import { admitManualDelivery } from './limits';
-import type { BookingEventType, EventType } from './event-types';
+import type { EventType } from './event-types';
 
 /**
  * Events: what happened to a partner's bookings, written in the transaction of the change that causes it, with a
  * delivery (an outbox message) to each of the partner's endpoints in that environment subscribed to its type.
- * The payload is built once, here, and kept as sent: `data.booking` is the booking record exactly as
+ * The payload is built once, by newEvent, and kept as sent: `data.booking` is the booking record exactly as
  * GET /bookings/{booking_ref} returns it, and `sequence` numbers a booking's events 1, 2, 3… in the order they
  * happened (the change's own UPDATE of the booking row counts it, so two changes of one booking never share one).
+ * Which event a change of a booking writes is the booking's to say (src/domain/bookings/booking-events.ts).
  */
-
-const TYPE_OF: Record<BookingStatus, BookingEventType> = {
-  confirmed: 'booking.confirmed',
-  driver_assigned: 'booking.driver_assigned',
-  driver_en_route: 'booking.driver_en_route',
-  driver_arrived: 'booking.driver_arrived',
-  passenger_on_board: 'booking.passenger_on_board',
-  cancelled: 'booking.cancelled',
-  completed: 'booking.completed',
-  no_show: 'booking.no_show',
-};
 
 type Scope = { partnerId: string; env: 'sandbox' | 'production' };
 
@@ -42,10 +32,11 @@ export interface WebhookEvent {
   env: 'sandbox' | 'production';
   /** The booking's own count of its events; null for `ping`. */
   sequence: number | null;
-  data: { booking: BookingView; changes?: string[] } | { endpoint_id: string };
+  data: { booking: components['schemas']['Booking']; changes?: string[] } | { endpoint_id: string };
 }
 
-function newEvent(scope: Scope, type: EventType, now: Date, booking: BookingRow | null, data: WebhookEvent['data']): repo.NewEvent {
+/** An event to store: of a booking (its scope, sequence and record) or, for `ping`, of an endpoint. */
+export function newEvent(scope: Scope, type: EventType, now: Date, booking: BookingRow | null, data: WebhookEvent['data']): repo.NewEvent {
   const id = newEventId();
   const payload: WebhookEvent = { id, type, created_at: now.toISOString(), env: scope.env, sequence: booking?.eventSeq ?? null, data };
   return {
@@ -58,27 +49,6 @@ function newEvent(scope: Scope, type: EventType, now: Date, booking: BookingRow 
     payload: JSON.stringify(payload),
     createdAt: now,
   };
-}
-
-/** The event of the state a booking has just entered (its status names the type). */
-export const bookingEvent = (b: BookingRow, now: Date): repo.NewEvent => newEvent(b, TYPE_OF[b.status], now, b, { booking: bookingView(b) });
-
-/** The event of a new booking with its delivery policy, to commit with the booking (see bookings-repository). */
-export const newBookingEvent = (b: BookingRow, now: Date) => ({ record: bookingEvent(b, now), maxAttempts: MAX_ATTEMPTS });
-
-/** In the caller's transaction: `booking.amended`, naming the fields of the booking that changed, and its deliveries. */
-export async function recordAmendment(tx: Sql, b: BookingRow, changes: string[], now: Date): Promise<void> {
-  await repo.insertEvent(tx, newEvent(b, 'booking.amended', now, b, { booking: bookingView(b), changes }), MAX_ATTEMPTS);
-}
-
-/** In the caller's transaction: `booking.flight_updated` (the booking carries the flight as it now stands). */
-export async function recordFlightUpdate(tx: Sql, b: BookingRow, now: Date): Promise<void> {
-  await repo.insertEvent(tx, newEvent(b, 'booking.flight_updated', now, b, { booking: bookingView(b) }), MAX_ATTEMPTS);
-}
-
-/** In the caller's transaction: the event of the booking's new state, and its deliveries. */
-export async function recordBookingEvent(tx: Sql, b: BookingRow, now: Date): Promise<void> {
-  await repo.insertEvent(tx, bookingEvent(b, now), MAX_ATTEMPTS);
 }
 
 /** A `ping` to one endpoint (POST /webhook_endpoints/{id}/test), within the endpoint's limits (limits.ts). */

@@ -4,7 +4,7 @@ import type { OperationCall, RequestContext } from '../types';
 import { getDriverJob as getJob, listDriverJobs as listJobs } from '../../domain/ride/driver-jobs';
 import { moveRide } from '../../domain/ride/move-ride';
 import { reportDriverPosition } from '../../domain/ride/report-position';
-import { formatLocal } from '../../domain/marketplace/local-time';
+import { formatLocal } from '../../domain/kernel/sri-lanka-time';
 
 const sriLankaToday = (now: Date) => formatLocal(now).slice(0, 10);
 

@@ -2,8 +2,8 @@ import type { components, operations } from '../../generated/marketplace-inbound
 import type { ChangeRefused, OrderAnswer } from '../../domain/marketplace/orders';
 import type { LockedPrice, RequoteOutcome, SearchInput, SearchOutcome } from '../../domain/marketplace/supplier';
 import { BRANDS, listingOf } from '../../domain/marketplace/listing';
-import { formatLocal } from '../../domain/marketplace/local-time';
-import { formatMinor } from '../../domain/pricing/money';
+import { formatLocal } from '../../domain/kernel/sri-lanka-time';
+import { formatMinor } from '../../domain/kernel/money';
 
 /**
  * The bodies we answer the marketplace with (contracts/marketplace-inbound.yaml), made from the domain's outcomes:

@@ -6,6 +6,7 @@
  */
 import { escapeHtml } from '../../shared/html';
 import type { Tracking } from '../../domain/ride/tracking';
+import { SRI_LANKA_OFFSET_MS } from '../../domain/kernel/sri-lanka-time';
 import { renderInset, renderMap } from './map';
 
 /** What the page shows (src/domain/ride/tracking.ts decides it), and the time it is shown at. */
@@ -30,11 +31,9 @@ const FINAL = new Set<Status>(['completed', 'no_show', 'cancelled']);
 /** A position older than this is called out with its age. */
 const STALE_MS = 3 * 60_000;
 
-// Sri Lanka keeps UTC+05:30 all year.
-const SL_OFFSET_MS = 330 * 60_000;
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-const local = (d: Date) => new Date(d.getTime() + SL_OFFSET_MS);
+const local = (d: Date) => new Date(d.getTime() + SRI_LANKA_OFFSET_MS);
 const pad = (n: number) => String(n).padStart(2, '0');
 /** "09:30", Sri Lanka time. */
 export function slTime(d: Date): string {

@@ -2,9 +2,8 @@ import fc from 'fast-check';
 import { fullFormats } from 'ajv-formats/dist/formats';
 import { freshDatabase, type TestDatabase } from '../../support/test-app';
 import { isDate, isDateTime } from '../../../src/http/formats';
-import { parseLocal } from '../../../src/domain/marketplace/local-time';
-import { sriLankaDay } from '../../../src/domain/fleet/jobs';
-import { jobEndsAt } from '../../../src/domain/fleet/job-window';
+import { parseLocal, sriLankaDay } from '../../../src/domain/kernel/sri-lanka-time';
+import { jobEndsAt } from '../../../src/domain/kernel/job-window';
 import { anyDate, anyDateTime, anyLocal } from '../../fuzz/contract-arbitraries';
 
 /**

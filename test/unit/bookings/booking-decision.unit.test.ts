@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import type { BookingFacts } from '../../../src/data/repositories/bookings-repository';
 import { decideBooking, type BookingDecision, type BookingInput, type DecisionContext, type Scope } from '../../../src/domain/bookings/booking-decision';
-import { jobEndsAt } from '../../../src/domain/fleet/job-window';
+import { jobEndsAt } from '../../../src/domain/kernel/job-window';
 import { BOOKED_AT, bookingRow, minutesAfter, offerForBooking, PICKUP_AT } from '../../support/booking-rows';
 
 const SANDBOX: Scope = { partnerId: 'partner-1', env: 'sandbox' };

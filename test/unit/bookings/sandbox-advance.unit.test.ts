@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import type { BookingStatus } from '../../../src/data/repositories/bookings-repository';
-import { mayAdvance, SANDBOX_DRIVER, type DispatchState } from '../../../src/domain/bookings/advance-booking';
+import { mayAdvance, SANDBOX_DRIVER } from '../../../src/domain/bookings/advance-booking';
+import type { DispatchState } from '../../../src/domain/kernel/booking-states';
 import { sandboxOnly } from '../../../src/domain/quotes/sandbox';
 import { AppError } from '../../../src/shared/errors';
 

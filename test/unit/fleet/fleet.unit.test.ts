@@ -1,4 +1,4 @@
-import { FLEET, MIN_FARE_USD_MINOR, getVehicle, vehiclesThatFit } from '../../../src/domain/fleet/fleet';
+import { FLEET, MIN_FARE_USD_MINOR, getVehicle, vehiclesThatFit } from '../../../src/domain/kernel/fleet';
 import { fareUsdMinor } from '../../../src/domain/pricing/price-journey';
 
 const codes = (vs: ReadonlyArray<{ code: string }>) => vs.map((v) => v.code);

@@ -1,5 +1,5 @@
-import { jobEndsAt } from '../../../src/domain/fleet/job-window';
-import { sriLankaDay } from '../../../src/domain/fleet/jobs';
+import { jobEndsAt } from '../../../src/domain/kernel/job-window';
+import { sriLankaDay } from '../../../src/domain/kernel/sri-lanka-time';
 
 const pickup = new Date('2026-12-01T04:00:00Z');
 const minutes = (end: Date) => (end.getTime() - pickup.getTime()) / 60_000;

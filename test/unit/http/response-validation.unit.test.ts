@@ -1,4 +1,4 @@
-import { EmptyBuckets, MemoryTokenBuckets } from '../../../src/http/rate-limits';
+import { EmptyBuckets, MemoryTokenBuckets } from '../../../src/http/token-buckets';
 import { Metrics } from '../../../src/http/metrics';
 import { createSurface } from '../../../src/http/surface';
 import { transfersError } from '../../../src/http/transfers/errors';

@@ -1,4 +1,4 @@
-import { formatLocal, parseLocal } from '../../../src/domain/marketplace/local-time';
+import { formatLocal, parseLocal } from '../../../src/domain/kernel/sri-lanka-time';
 
 describe('Marketplace local time (Sri Lanka, UTC+05:30, no zone on the wire)', () => {
   it('when a local time is parsed, then it is that instant in UTC, and formats back', () => {

@@ -1,6 +1,6 @@
 import { marketplaceNoticeBody } from '../../../src/adapters/marketplace/notice-bodies';
 import { BRANDS, listingOf } from '../../../src/domain/marketplace/listing';
-import { FLEET, vehicleOf } from '../../../src/domain/fleet/fleet';
+import { FLEET, vehicleOf } from '../../../src/domain/kernel/fleet';
 import { changeAnswer, orderAck, requoteAnswer, searchAnswer, wireVehicle } from '../../../src/http/marketplace/answers';
 import type { OrderAnswer } from '../../../src/domain/marketplace/orders';
 

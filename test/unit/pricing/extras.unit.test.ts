@@ -1,4 +1,5 @@
-import { checkedExtras, extrasTotal, missingSeats, priceExtras } from '../../../src/domain/pricing/extras';
+import { checkedExtras, extrasTotal, priceExtras } from '../../../src/domain/pricing/extras';
+import { missingSeats } from '../../../src/domain/kernel/seats';
 import { AppError } from '../../../src/shared/errors';
 
 describe("children's seats", () => {

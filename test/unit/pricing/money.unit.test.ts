@@ -1,4 +1,4 @@
-import { convertFromUsd, divideHalfUp, formatMinor, isCurrency, parseDecimalToMinor, parseRate, toDecimal } from '../../../src/domain/pricing/money';
+import { convertFromUsd, divideHalfUp, formatMinor, isCurrency, parseDecimalToMinor, parseRate, toDecimal } from '../../../src/domain/kernel/money';
 
 describe('money: wire and text forms', () => {
   it('when minor units go to the wire, then the decimal is exact', () => {

@@ -1,7 +1,7 @@
 import placesData from '../../../src/domain/geo/data/places.json';
-import { FLEET, MIN_FARE_USD_MINOR, fleetOrder, getVehicle, type FleetVehicle } from '../../../src/domain/fleet/fleet';
+import { FLEET, MIN_FARE_USD_MINOR, fleetOrder, getVehicle, type FleetVehicle } from '../../../src/domain/kernel/fleet';
 import type { PlaceInput } from '../../../src/domain/geo/types';
-import { formatMinor, type Currency } from '../../../src/domain/pricing/money';
+import { formatMinor, type Currency } from '../../../src/domain/kernel/money';
 import { fareUsdMinor, priceJourney, quoteJourney, type QuoteRequest, type QuoteResult } from '../../../src/domain/pricing/price-journey';
 
 const fx = { EUR: '0.92', LKR: '300.50' };

@@ -9,7 +9,7 @@ import {
   type RideFacts,
   type RideState,
   type RideStep,
-} from '../../../src/domain/ride/ride-rules';
+} from '../../../src/domain/kernel/ride-rules';
 import { minutesAfter, minutesBefore, PICKUP_AT } from '../../support/booking-rows';
 
 const STATES: RideState[] = ['driver_assigned', 'en_route', 'arrived', 'on_board', 'completed', 'no_show'];

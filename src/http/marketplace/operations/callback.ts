@@ -1,6 +1,7 @@
 import { applyRefetchedOrder } from '../../../domain/marketplace/apply-refetched-order';
 import type { MarketplaceOrder } from '../../../domain/marketplace/orders';
-import { isOutboundFailure, type OutboundExchange } from '../../../domain/outbox/outbox';
+import type { OutboundExchange } from '../../../domain/kernel/outbound-exchange';
+import { isOutboundFailure } from '../../../domain/outbox/outbox';
 import { exchangeAudit } from '../../../domain/audit/exchange-audit';
 import { appendAudit } from '../../../data/repositories/audit-repository';
 import type { RequestContext } from '../../types';

@@ -3,6 +3,7 @@ import type { BodyOf, PathParamsOf, ReplyOf } from '../../contract-types';
 import type { OperationCall, RequestContext } from '../../types';
 import type { FreeClasses } from '../../../domain/quotes/create-quote';
 import type { FxRates } from '../../../domain/pricing/price-journey';
+import { followChange } from '../../../domain/fleet/follow-change';
 
 export type MarketplaceOperationId = keyof Ops;
 export type MarketplaceBody<O extends MarketplaceOperationId> = BodyOf<Ops, O>;
@@ -16,5 +17,8 @@ export const supplierCtx = (ctx: RequestContext): { now: Date; fx: FxRates; free
   freeClasses: (from, to, seats, exceptJob) => ctx.deps.fleet.freeClasses(ctx.sql, from, to, seats, exceptJob),
 });
 
-/** supplierCtx, and what turns the notices an order call owes the marketplace into their bodies (its adapter). */
-export const orderCtx = (ctx: RequestContext) => ({ ...supplierCtx(ctx), noticeBody: ctx.deps.marketplaceNotices });
+/**
+ * supplierCtx, what turns the notices an order call owes the marketplace into their bodies (its adapter), and how an
+ * order's job follows its change (the fleet's).
+ */
+export const orderCtx = (ctx: RequestContext) => ({ ...supplierCtx(ctx), noticeBody: ctx.deps.marketplaceNotices, followJob: followChange });

@@ -1,4 +1,5 @@
 import { listOutbox as list, retryOutbound } from '../../../domain/outbox/outbox';
+import { requireEnabledEndpoint } from '../../../domain/webhooks/endpoints';
 import type { OpsHandler } from './types';
 
 export const listOutbox: OpsHandler<'listOutbox'> = async (call, ctx) => {
@@ -17,5 +18,5 @@ export const listOutbox: OpsHandler<'listOutbox'> = async (call, ctx) => {
 
 export const retryOutboxMessage: OpsHandler<'retryOutboxMessage'> = async (call, ctx) => ({
   status: 200,
-  body: await retryOutbound(await ctx.tx(), call.params.outbox_id, ctx.deps.clock.now()),
+  body: await retryOutbound(await ctx.tx(), call.params.outbox_id, ctx.deps.clock.now(), requireEnabledEndpoint),
 });

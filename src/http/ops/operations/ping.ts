@@ -1,4 +1,4 @@
-import { formatLocal } from '../../../domain/marketplace/local-time';
+import { formatLocal } from '../../../domain/kernel/sri-lanka-time';
 import type { OpsHandler } from './types';
 
 /** The token is right: the service's time, and today's date in Sri Lanka (the console's "today"). */

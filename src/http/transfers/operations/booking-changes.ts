@@ -1,6 +1,7 @@
 import { amendBooking as amend, type Amended } from '../../../domain/bookings/amend-booking';
 import { applyChange, type Changed } from '../../../domain/bookings/apply-change';
 import { bookingView } from '../../../domain/bookings/booking-view';
+import { followChange } from '../../../domain/fleet/follow-change';
 import type { Answer, KeyedSession, Replayed } from '../../../domain/bookings/idempotency';
 import { previewCancellation } from '../../../domain/bookings/preview-cancellation';
 import { quoteChange } from '../../../domain/bookings/quote-change';
@@ -69,6 +70,7 @@ export const amendBooking: TransfersHandler<'amendBooking'> = async (call, ctx) 
       idempotencyKey: keyOf(ctx),
     },
     session(ctx),
+    followChange,
   );
   return reply(ctx, outcome);
 };
@@ -86,6 +88,7 @@ export const applyBookingChange: TransfersHandler<'applyBookingChange'> = async 
       idempotencyKey: keyOf(ctx),
     },
     session(ctx),
+    followChange,
   );
   return reply(ctx, outcome);
 };

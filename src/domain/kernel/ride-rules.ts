@@ -1,3 +1,5 @@
+import type { DispatchState } from './booking-states';
+
 /**
  * The ride's rules, in one place for the driver app, the operator API, the partner's booking and the tracking page.
  *
@@ -39,7 +41,7 @@ export const BOOKING_STATE_OF = {
   on_board: 'passenger_on_board',
   completed: 'completed',
   no_show: 'no_show',
-} as const satisfies Record<RideStep, string>;
+} as const satisfies Record<RideStep, DispatchState>;
 
 export interface RideFacts {
   state: RideState;
