@@ -39,6 +39,8 @@ export function discard(req: IncomingMessage, already = 0): void {
   req.resume();
 }
 
+const NO_BODY: ReadBody = Object.freeze({ bytes: Buffer.alloc(0), over: false, aborted: false });
+
 /**
  * The body up to `limit` bytes. Whether it came with Content-Length or chunked, a larger one stops at the limit. A
  * body still arriving after `deadlineMs` is cut there (`timedOut`): the pipeline answers it 408 and closes.
@@ -49,6 +51,9 @@ export function readBody(req: IncomingMessage, limit: number, deadlineMs: number
     discard(req);
     return Promise.resolve({ bytes: Buffer.alloc(0), over: true, aborted: false });
   }
+  // No Content-Length and no Transfer-Encoding: HTTP/1.1 says there is no body (a GET, most reads). Nothing to wait
+  // for; Node drains the empty stream when the answer is sent.
+  if (declared === 0 && req.headers['transfer-encoding'] === undefined) return Promise.resolve(NO_BODY);
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;
