@@ -9,6 +9,7 @@ import { ManualClock } from '../../src/shared/clock';
 import { startMarketplaceSim, type RunningMarketplaceSim } from '../../simulators/marketplace/app';
 import { sampleMarketplaceOrder } from '../../harness/fixtures/marketplace-orders';
 import { startWebhookReceiver, type WebhookReceiver } from '../../simulators/partner/webhook-receiver';
+import { eventually } from '../support/eventually';
 
 /** The service's "now" while the console runs: 13:30 in Sri Lanka on Saturday 21 November 2026. */
 const NOW = '2026-11-21T08:00:00Z';
@@ -177,12 +178,15 @@ describeInBrowser('Operator console (/ops/) in a browser', () => {
     });
     const orderId = order.body.order.order.order_id as string;
     // The worker tries the confirmation once and records the refusal.
-    for (let i = 0; i < 100; i++) {
-      const [m] = (await ops().call('GET', `/outbox?order_id=${orderId}`)).body.data;
-      if (m?.last_status === status) return orderId;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`the confirmation of ${orderId} was not tried`);
+    await eventually(
+      `the confirmation of ${orderId} tried`,
+      async () => {
+        const [m] = (await ops().call('GET', `/outbox?order_id=${orderId}`)).body.data;
+        return m?.last_status === status ? true : undefined;
+      },
+      10_000,
+    );
+    return orderId;
   }
 
   const consoleUrl = () => `${app.url}/ops/`;
@@ -635,7 +639,8 @@ describeInBrowser('Operator console (/ops/) in a browser', () => {
         'session',
         'state',
       ];
-      const own = ['console.css', 'favicon-32x32.png', 'ops.css', ...modules.map((m) => `${m}.js`)].map((f) => `${app.url}/ops/assets/${f}`);
+      const styles = ['console-base', 'console-docs', 'console-workbench', 'console-workbench-detail', 'ops-base', 'ops-tables', 'ops-board', 'ops-narrow'];
+      const own = [...styles.map((s) => `${s}.css`), 'favicon-32x32.png', ...modules.map((m) => `${m}.js`)].map((f) => `${app.url}/ops/assets/${f}`);
       expect(files).toEqual([`${app.url}/ops/`, ...own].sort());
       // Every request the page made is in the audit log, the page's own under the ops-console surface.
       const pages = await ops().audit({ surface: 'ops-console', limit: '500' });

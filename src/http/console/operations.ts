@@ -20,7 +20,10 @@ const ASSET_FILES: Record<string, string> = {
   'requests.js': 'web/console/requests.js',
   'webhooks.js': 'web/console/webhooks.js',
   'timeline.js': 'web/console/timeline.js',
-  'console.css': 'web/console/console.css',
+  'console-base.css': 'web/console/console-base.css',
+  'console-docs.css': 'web/console/console-docs.css',
+  'console-workbench.css': 'web/console/console-workbench.css',
+  'console-workbench-detail.css': 'web/console/console-workbench-detail.css',
   'swagger-ui-bundle.js': 'swagger-ui-dist/swagger-ui-bundle.js',
   'swagger-ui.css': 'swagger-ui-dist/swagger-ui.css',
   'favicon-32x32.png': 'swagger-ui-dist/favicon-32x32.png',
@@ -106,7 +109,10 @@ export function renderGuide(file: string, root: string): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)} · Lanka Transfers</title>
 <link rel="icon" href="${root}/console/assets/favicon-32x32.png">
-<link rel="stylesheet" href="${root}/console/assets/console.css">
+<link rel="stylesheet" href="${root}/console/assets/console-base.css">
+<link rel="stylesheet" href="${root}/console/assets/console-docs.css">
+<link rel="stylesheet" href="${root}/console/assets/console-workbench.css">
+<link rel="stylesheet" href="${root}/console/assets/console-workbench-detail.css">
 </head>
 <body class="guide">
 <header class="bar">

@@ -23,8 +23,14 @@ const ASSET_FILES: Record<string, string> = {
   'router.js': 'web/ops/router.js',
   'session.js': 'web/ops/session.js',
   'state.js': 'web/ops/state.js',
-  'ops.css': 'web/ops/ops.css',
-  'console.css': 'web/console/console.css',
+  'ops-base.css': 'web/ops/ops-base.css',
+  'ops-tables.css': 'web/ops/ops-tables.css',
+  'ops-board.css': 'web/ops/ops-board.css',
+  'ops-narrow.css': 'web/ops/ops-narrow.css',
+  'console-base.css': 'web/console/console-base.css',
+  'console-docs.css': 'web/console/console-docs.css',
+  'console-workbench.css': 'web/console/console-workbench.css',
+  'console-workbench-detail.css': 'web/console/console-workbench-detail.css',
   'favicon-32x32.png': 'swagger-ui-dist/favicon-32x32.png',
 };
 
