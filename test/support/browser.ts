@@ -6,7 +6,7 @@ import { describeWithProgram } from './skip';
 /** Debian's chromium (installed by .ci/run), driven by playwright-core: no browser download. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** A browser test's block: skipped, saying how to install chromium, on a machine without it (never in CI). */
-export const describeInBrowser = describeWithProgram(CHROMIUM, 'apt-get install chromium');
+export const describeInBrowser = describeWithProgram(CHROMIUM);
 /** Where browser tests leave their screenshots (kept by CI as test artifacts; not committed). */
 export const ARTIFACTS_DIR = path.resolve(__dirname, '../../test-artifacts');
 

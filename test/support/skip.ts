@@ -73,12 +73,15 @@ export function hasProgram(program: string): boolean {
   return (process.env.PATH ?? '').split(path.delimiter).some((dir) => dir !== '' && executable(path.join(dir, program)));
 }
 
-/** Why a test did not run: the program it needs and the command that installs it (the one .ci/run uses). */
-export const needsProgram = (program: string, install: string) => `needs ${program}, not found here: install it with \`${install}\` (.ci/run does)`;
+/** The install step .ci/run uses (and npm test, as root): scripts/system-programs.js. */
+const INSTALL = 'node scripts/system-programs.js install';
+
+/** Why a test did not run: the program it needs and the command that installs it. */
+export const needsProgram = (program: string) =>
+  `needs ${program}, not found here: install it with \`${INSTALL}\` as root (npm test does when it runs as root)`;
 
 /** `describe` where `program` can run (or CI requires it); elsewhere a skipped block that says how to get it. */
-export const describeWithProgram = (program: string, install: string): BlockFn =>
-  describeIf(PROGRAMS_REQUIRED || hasProgram(program), needsProgram(program, install));
+export const describeWithProgram = (program: string): BlockFn => describeIf(PROGRAMS_REQUIRED || hasProgram(program), needsProgram(program));
 
 /** `it` where `program` can run (or CI requires it); elsewhere a skipped test that says how to get it. */
-export const itWithProgram = (program: string, install: string): TestFn => itIf(PROGRAMS_REQUIRED || hasProgram(program), needsProgram(program, install));
+export const itWithProgram = (program: string): TestFn => itIf(PROGRAMS_REQUIRED || hasProgram(program), needsProgram(program));

@@ -45,7 +45,7 @@ function metricsReadByRules(): string[] {
   return [...names].sort();
 }
 
-describeWithProgram('prometheus', 'apt-get install prometheus')(`Prometheus scraping the service (${backend})`, () => {
+describeWithProgram('prometheus')(`Prometheus scraping the service (${backend})`, () => {
   let app: TestApp;
   let dir: string;
   let prometheus: ChildProcess | undefined;
@@ -118,8 +118,7 @@ describeWithProgram('prometheus', 'apt-get install prometheus')(`Prometheus scra
       prometheus!.once('error', resolve);
       prometheus!.once('spawn', () => resolve(null));
     });
-    if (spawned)
-      throw new Error(`prometheus could not start (${spawned.message}): install it with apt-get install prometheus (.ci/run does when it is missing)`);
+    if (spawned) throw new Error(`prometheus could not start (${spawned.message}): install it with node scripts/system-programs.js install (as root)`);
     await eventually('prometheus ready', async () => ((await fetch(`${promUrl}/-/ready`)).ok ? true : undefined));
   }, 60_000);
 
