@@ -14,18 +14,25 @@ const label = process.env.TEST_RUN_LABEL || (process.env.DATABASE_URL ? 'postgre
 const outDir = path.join(root, '.jest-results');
 fs.mkdirSync(outDir, { recursive: true });
 
+// Jest's default on this 2-core machine is one worker (cores - 1), which runs a phase's files one after another:
+// the phases with several independent files say --maxWorkers=2 (each file starts its own service on a random port
+// and its own database). e2e is one file; browser and faults stay one file at a time (Chromium, and real processes
+// under load with timed faults, each take what a core has).
 const phases = [
-  { name: 'unit', projects: ['unit'] },
+  // Two at a time: the few files that load every contract take most of the phase, and run beside the rest.
+  { name: 'unit', projects: ['unit'], extra: ['--maxWorkers=2'] },
   // Two workers: each file has its own database (a schema on PostgreSQL, an in-memory PGlite embedded), and no
   // test asserts an upper bound on time, so files run side by side on the two cores.
   { name: 'integration', projects: ['integration'], extra: ['--maxWorkers=2'] },
   { name: 'contract-consumer', projects: ['contract-consumer'], before: () => fs.rmSync(path.join(root, 'contracts/pacts'), { recursive: true, force: true }) },
-  { name: 'contract-verify', projects: ['contract-verify'] },
+  // Four verifications, each against its own service or simulator on random ports: two at a time.
+  { name: 'contract-verify', projects: ['contract-verify'], extra: ['--maxWorkers=2'] },
   { name: 'e2e', projects: ['e2e'], extra: ['--runInBand'] },
   // The consoles in headless Chromium (/usr/bin/chromium; .ci/run installs it).
   { name: 'browser', projects: ['browser'], extra: ['--runInBand'] },
-  // Property-based fuzzing of every surface: FUZZ_RUNS cases (2,000 here; `npm run test:fuzz` runs 20,000).
-  { name: 'fuzz', projects: ['fuzz'], extra: ['--runInBand'] },
+  // Property-based fuzzing of every surface: FUZZ_RUNS cases (2,000 here; `npm run test:fuzz` runs 20,000), in two
+  // shards of half the cases each (two files, each with its own service and database), two at a time.
+  { name: 'fuzz', projects: ['fuzz'], extra: ['--maxWorkers=2'] },
   // Faults against the real service process (dist/, built first): the short version here; `npm run test:faults`
   // runs the full one. The PostgreSQL-only faults skip on the embedded run.
   {
@@ -47,14 +54,51 @@ const passthrough = process.argv.slice(2);
 let passed = 0;
 let failed = 0;
 let ok = true;
+// Seconds per step (typecheck, each phase with its `before`), printed at the end: wall clock, and the CPU time of
+// the step's processes (Linux: this process's waited-for children in /proc/self/stat; jest waits for its workers).
+const timings = [];
+const childCpu = () => {
+  try {
+    const fields = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[13]) + Number(fields[14])) / 100; // cutime + cstime, in clock ticks (100 a second)
+  } catch {
+    return NaN;
+  }
+};
+const timed = (name, fn) => {
+  const t0 = Date.now();
+  const c0 = childCpu();
+  const r = fn();
+  timings.push({ name, seconds: (Date.now() - t0) / 1000, cpu: childCpu() - c0 });
+  return r;
+};
+
+// The system programs some tests need (chromium, promtool and prometheus, curl): installed first, with the step
+// .ci/run uses, when this may (as root, with apt-get; TEST_INSTALL_SYSTEM_PROGRAMS=false declines); otherwise the
+// tests that need them are skipped, each with a line saying so and how to install it.
+if ((!only || only.some((p) => ['integration', 'browser'].includes(p))) && process.env.TEST_INSTALL_SYSTEM_PROGRAMS !== 'false') {
+  const programs = require('./system-programs');
+  const lacking = programs.missing();
+  if (lacking.length && programs.mayInstall()) timed('system programs', () => programs.install());
+  else if (lacking.length)
+    console.log(
+      `\nnot here: ${lacking.map((p) => p.program).join(', ')}; the tests that need them are skipped (\`${programs.INSTALL_COMMAND}\` as root installs them)`,
+    );
+}
 
 // Types are checked once here (src, test, bench, simulators…): jest transpiles each file without checking it.
+// Incrementally: tsc keeps what it learnt in node_modules/.cache/ and, when no input changed since (a second run, as
+// CI's PostgreSQL pass right after the embedded one), answers in a few seconds instead of checking everything again.
 if (!only || only.includes('unit')) {
   console.log(`\n=== typecheck (${label}) ===`);
-  const tsc = spawnSync(process.execPath, [path.join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', 'tsconfig.json'], {
-    cwd: root,
-    stdio: 'inherit',
-  });
+  const buildInfo = path.join(root, 'node_modules/.cache/typecheck/tsconfig.tsbuildinfo');
+  const tsc = timed('typecheck', () =>
+    spawnSync(
+      process.execPath,
+      [path.join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', 'tsconfig.json', '--incremental', '--tsBuildInfoFile', buildInfo],
+      { cwd: root, stdio: 'inherit' },
+    ),
+  );
   const typed = tsc.status === 0;
   passed += typed ? 1 : 0;
   failed += typed ? 0 : 1;
@@ -64,26 +108,28 @@ if (!only || only.includes('unit')) {
 
 for (const phase of phases) {
   fs.mkdirSync(outDir, { recursive: true });
-  phase.before?.();
   const out = path.join(outDir, `${label}-${phase.name}.json`);
   fs.rmSync(out, { force: true });
   console.log(`\n=== ${phase.name} (${label}) ===`);
-  const r = spawnSync(
-    process.execPath,
-    [
-      jest,
-      '--config',
-      'test/jest.config.js',
-      '--selectProjects',
-      ...phase.projects,
-      '--passWithNoTests',
-      '--json',
-      `--outputFile=${out}`,
-      ...(phase.extra ?? []),
-      ...passthrough,
-    ],
-    { cwd: root, env: { ...env, ...(phase.env ?? {}) }, stdio: 'inherit' },
-  );
+  const r = timed(phase.name, () => {
+    phase.before?.();
+    return spawnSync(
+      process.execPath,
+      [
+        jest,
+        '--config',
+        'test/jest.config.js',
+        '--selectProjects',
+        ...phase.projects,
+        '--passWithNoTests',
+        '--json',
+        `--outputFile=${out}`,
+        ...(phase.extra ?? []),
+        ...passthrough,
+      ],
+      { cwd: root, env: { ...env, ...(phase.env ?? {}) }, stdio: 'inherit' },
+    );
+  });
   if (fs.existsSync(out)) {
     const res = JSON.parse(fs.readFileSync(out, 'utf8'));
     passed += res.numPassedTests;
@@ -91,5 +137,13 @@ for (const phase of phases) {
   } else failed += 1;
   if (r.status !== 0) ok = false;
 }
+console.log(`\n=== seconds per step (${label}): wall, CPU ===`);
+const row = (name, wall, cpu) => console.log(`${name.padEnd(18)} ${wall.toFixed(1).padStart(7)} ${Number.isNaN(cpu) ? '' : cpu.toFixed(1).padStart(7)}`);
+for (const t of timings) row(t.name, t.seconds, t.cpu);
+row(
+  'total',
+  timings.reduce((sum, t) => sum + t.seconds, 0),
+  timings.reduce((sum, t) => sum + t.cpu, 0),
+);
 console.log(`\n${passed} passed, ${failed} failed`);
 process.exit(ok && failed === 0 ? 0 : 1);

@@ -64,11 +64,7 @@ describe('Connections: idle, slow and greedy clients cannot hold the port', () =
     }
     await Promise.all(opening);
     const started = Date.now();
-    let status = 0;
-    while (status !== 200 && Date.now() - started < 15_000) {
-      status = await healthz(svc.app.port, '127.0.9.1');
-      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
-    }
+    const status = await eventually('/healthz for a new client', async () => ((await healthz(svc.app.port, '127.0.9.1')) === 200 ? 200 : undefined), 15_000);
     const waitedMs = Date.now() - started;
     expect(status).toBe(200);
     expect(waitedMs).toBeLessThan(10_000);

@@ -3,6 +3,7 @@ import { type Reply } from '../../support/http';
 import { OPS_HEADERS } from '../../support/fixtures';
 import { marketplaceClient, MARKETPLACE_ENV } from '../../support/marketplace';
 import { useTestApp } from '../../support/use-test-app';
+import { eventually } from '../../support/eventually';
 
 /** Sends bytes as they are (fetch would refuse or re-encode some of them). */
 function rawRequest(port: number, bytes: Buffer): Promise<{ status: number; head: string; body: string }> {
@@ -213,11 +214,15 @@ describe('Hostile input: one text policy for every body, path and query, and alw
     expect(r.status).toBe(400);
     expect(JSON.parse(r.body)).toMatchObject({ env: null, error: { code: 'invalid_request' } });
     const requestId = /x-request-id: (\S+)/i.exec(r.head)![1];
-    let rows: any[] = [];
-    for (let i = 0; i < 20 && !rows.length; i += 1) {
-      rows = await svc.app.db('audit_log').where({ requestId });
-      if (!rows.length) await new Promise((res) => setTimeout(res, 50));
-    }
+    // Answered first, audited right after: wait for the row.
+    const rows: any[] = await eventually(
+      `the audit row of ${requestId}`,
+      async () => {
+        const found = await svc.app.db('audit_log').where({ requestId });
+        return found.length ? found : undefined;
+      },
+      5000,
+    );
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatchObject({ surface: 'none', status: 400, method: 'GET', path: '/transfers/v1/ping' });
     expect(JSON.stringify(rows[0])).not.toContain(svc.partner.testKey.slice(-20));

@@ -6,6 +6,7 @@ import { operator } from '../../support/fixtures';
 import { makeKnex } from '../../../src/data/knex';
 import { startServer } from '../../../src/server';
 import { describeOnPostgres } from '../../support/skip';
+import { eventually } from '../../support/eventually';
 
 describeOnPostgres('a TCP proxy in front of a database server is cut; the embedded database has no connection to cut')(
   'When the database goes away and comes back',
@@ -38,11 +39,15 @@ describeOnPostgres('a TCP proxy in front of a database server is cut; the embedd
         expect(createDuringOutage.status).toBe(503);
 
         await proxy.open();
-        let up = await call('GET', '/transfers/v1/ping', { key: p.testKey });
-        for (let i = 0; i < 20 && up.status !== 200; i += 1) {
-          await new Promise((r) => setTimeout(r, 250));
-          up = await call('GET', '/transfers/v1/ping', { key: p.testKey });
-        }
+        // Recovers by itself: the pool reconnects on the next requests (within a few seconds, no restart).
+        const up = await eventually(
+          'a 200 once the database is back',
+          async () => {
+            const r = await call('GET', '/transfers/v1/ping', { key: p.testKey });
+            return r.status === 200 ? r : undefined;
+          },
+          15_000,
+        );
         expect(up.status).toBe(200);
         expect(await fresh.db('partners').where({ name: 'During Outage' })).toHaveLength(0);
       } finally {
@@ -67,8 +72,11 @@ describe('Graceful shutdown', () => {
   it('when stop is called while a request is in flight, then that request completes before the server closes', async () => {
     await operator(app.url).partnerWithKeys('Drain Travel');
     const body = JSON.stringify({ name: 'Slow Upload Partner' });
+    // The server has the request (its head parsed, its body not all sent) before stop is called: no waiting on time.
+    const arrived = new Promise<void>((resolve) => app.server.once('request', () => resolve()));
+    let req!: http.ClientRequest;
     const reply = new Promise<{ status: number; body: string }>((resolve, reject) => {
-      const req = http.request(
+      req = http.request(
         `${app.url}/ops/v1/partners`,
         {
           method: 'POST',
@@ -82,10 +90,11 @@ describe('Graceful shutdown', () => {
       );
       req.on('error', reject);
       req.write(body.slice(0, 5));
-      setTimeout(() => req.end(body.slice(5)), 300);
     });
-    await new Promise((r) => setTimeout(r, 100));
+    await arrived;
+    // stop() closes the listener at once (before its first await); the rest of the body comes after that.
     const stopped = app.stop();
+    req.end(body.slice(5));
     const r = await reply;
     await stopped;
     expect(r.status).toBe(201);

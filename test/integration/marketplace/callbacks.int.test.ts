@@ -19,11 +19,14 @@ const hits: Array<{ method: string; path: string; body: string; signed: boolean 
 let refetchFailure: number | null = null;
 /** While set, the re-fetch waits for it: a marketplace that is slow to answer. */
 let refetchGate: Promise<void> | null = null;
+/** Called as each re-fetch arrives (a test waits on it instead of polling `hits`). */
+let onRefetch: (() => void) | null = null;
 
 const server = setupServer(
   http.get(`${MP}/booking/:orderId/`, async ({ request, params }) => {
     const signed = verifyMarketplaceSignature(request.url, '', MARKETPLACE_ENV.MARKETPLACE_PRIVATE_KEY, request.headers.get('PrivateKey') ?? undefined).ok;
     hits.push({ method: 'GET', path: new URL(request.url).pathname, body: '', signed });
+    onRefetch?.();
     if (!signed) return HttpResponse.json({ status: 'ERROR', error: 'invalid signature' }, { status: 403 });
     if (refetchGate) await refetchGate;
     if (refetchFailure) return HttpResponse.json({ status: 'ERROR', error: 'temporarily unavailable' }, { status: refetchFailure });
@@ -73,6 +76,7 @@ describe('Marketplace order callbacks', () => {
     hits.length = 0;
     refetchFailure = null;
     refetchGate = null;
+    onRefetch = null;
   });
 
   const callback = (body: unknown, how: 'query' | 'header' | 'none' | 'wrong' = 'query') =>
@@ -126,9 +130,10 @@ describe('Marketplace order callbacks', () => {
     held.set(o.order_id, o);
     let release!: () => void;
     refetchGate = new Promise((resolve) => (release = resolve));
+    const arrived = new Promise<void>((resolve) => (onRefetch = resolve));
     let settled = false;
     const pending = callback({ type: 'new', order_id: o.order_id }).finally(() => (settled = true));
-    while (!hits.length) await new Promise((r) => setTimeout(r, 10));
+    await arrived;
     // The re-fetch is in flight; the service keeps answering, writes included.
     const ops = await call('POST', '/ops/v1/partners', { headers: { Authorization: `Bearer ${OPERATOR_TOKEN}` }, body: { name: 'During A Slow Re-fetch' } });
     expect(ops.status).toBe(201);

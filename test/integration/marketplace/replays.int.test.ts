@@ -10,6 +10,7 @@ import { deliverDueOnce } from '../../../src/domain/outbox/worker';
 import { runRetention } from '../../../src/retention';
 import { sampleMarketplaceOrder } from '../../../harness/fixtures/marketplace-orders';
 import { itOnPostgres } from '../../support/skip';
+import { eventually } from '../../support/eventually';
 
 /**
  * Replays of the marketplace's signed order calls, and changes arriving out of order. The signature has no
@@ -26,12 +27,13 @@ const SEARCH = { from: { iata: 'CMB' }, to: { name: 'Jetwing Lighthouse, Galle' 
 const held = new Map<string, Record<string, unknown>>();
 const sent: Array<{ path: string; body: Record<string, unknown> }> = [];
 let holdRefetch: Promise<void> | null = null;
-let refetches = 0;
+/** Called as each re-fetch arrives, before it is held (a test waits on it instead of polling). */
+let onRefetch: (() => void) | null = null;
 
 const server = setupServer(
   http.get(`${MP}/booking/:orderId/`, async ({ params }) => {
     const order = held.get(String(params.orderId));
-    refetches += 1;
+    onRefetch?.();
     if (holdRefetch) await holdRefetch;
     return order ? HttpResponse.json({ status: 'OK', order }) : HttpResponse.json({ status: 'ERROR', error: 'order not found' }, { status: 404 });
   }),
@@ -81,7 +83,7 @@ describe('Marketplace replays and out-of-order changes', () => {
     clock.set(NOW);
     sent.length = 0;
     holdRefetch = null;
-    refetches = 0;
+    onRefetch = null;
   });
 
   const db = () => a.db;
@@ -227,11 +229,18 @@ describe('Marketplace replays and out-of-order changes', () => {
         const change = { order_id: order.order_id, luggage: 1 };
         // Hold the order's row: the first call claims, then waits on the row; the second waits on the claim.
         const trx = await db().transaction();
+        const holder: number = (await trx.raw('select pg_backend_pid() as pid')).rows[0].pid;
         await trx('marketplace_orders').where({ orderId: order.order_id }).forUpdate().first();
+        // The session a lock wait of `pid` is stuck behind (PostgreSQL's own view of it: no guessing by time).
+        const blockedBy = (pid: number) =>
+          eventually(`a session waiting on ${pid}`, async () => {
+            const { rows } = await db().raw('select pid from pg_stat_activity where ? = any(pg_blocking_pids(pid))', [pid]);
+            return rows.length ? (rows[0].pid as number) : undefined;
+          });
         const one = mpA.signed('POST', '/booking/update/', change);
-        await new Promise((r) => setTimeout(r, 300));
+        const first = await blockedBy(holder);
         const two = mpB.signed('POST', '/booking/update/', change);
-        await new Promise((r) => setTimeout(r, 300));
+        await blockedBy(first);
         await trx.commit();
         const [r1, r2] = await Promise.all([one, two]);
         expect(r1.body.order_state).toBe('change_confirmed');
@@ -317,9 +326,10 @@ describe('Marketplace replays and out-of-order changes', () => {
       held.set(o.order_id, { ...o, state: 'changed', flight_number: 'EK650', updated_at: '2026-11-21 13:10:00' });
       let release!: () => void;
       holdRefetch = new Promise((resolve) => (release = resolve));
-      const fetched = refetches;
+      const fetching = new Promise<void>((resolve) => (onRefetch = resolve));
       const slow = callback(a, { type: 'change', order_id: o.order_id });
-      while (refetches === fetched) await new Promise((r) => setTimeout(r, 10));
+      await fetching;
+      onRefetch = null;
       holdRefetch = null;
       // …while a second callback re-fetches the change at 13:20 and commits it.
       held.set(o.order_id, { ...o, state: 'changed', flight_number: 'QR662', updated_at: '2026-11-21 13:20:00' });

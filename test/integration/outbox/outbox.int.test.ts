@@ -7,6 +7,7 @@ import { verifyMarketplaceSignature } from '../../../src/shared/signing/marketpl
 import type { ManualClock } from '../../../src/shared/clock';
 import { freshDatabase, startTestApp, type TestApp } from '../../support/test-app';
 import { operator } from '../../support/fixtures';
+import { eventually } from '../../support/eventually';
 
 const KEY = 'mp_test_private_key_7f3a';
 const ENV = { MARKETPLACE_URL: 'http://marketplace.test', MARKETPLACE_USER_ID: '1001', MARKETPLACE_PRIVATE_KEY: KEY };
@@ -360,10 +361,7 @@ describe('Marketplace outbox across restarts', () => {
   });
 });
 
+/** Until `check` holds (the shared `eventually`, bounded). */
 async function waitFor(check: () => Promise<boolean>, timeoutMs = 5_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error('condition not met in time');
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await eventually('the condition', async () => ((await check()) ? true : undefined), timeoutMs);
 }

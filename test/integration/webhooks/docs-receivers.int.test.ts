@@ -9,6 +9,7 @@ import { operator } from '../../support/fixtures';
 import { bookTransfer, webhookDeliverer } from '../../support/webhooks';
 import { itIf } from '../../support/skip';
 import { freePort } from '../../support/net';
+import { eventually } from '../../support/eventually';
 
 /**
  * The receivers docs/webhooks.md shows partners, run as written against real deliveries: each must accept what the
@@ -32,16 +33,15 @@ const RECEIVERS: Array<{ language: string; file: string; command: string; availa
 ];
 
 async function listening(port: number, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const s = net.connect(port, '127.0.0.1', () => (s.destroy(), resolve(true)));
-      s.on('error', () => resolve(false));
-    });
-    if (ok) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`nothing listens on ${port}`);
+  await eventually(
+    `a listener on ${port}`,
+    () =>
+      new Promise<true | undefined>((resolve) => {
+        const s = net.connect(port, '127.0.0.1', () => (s.destroy(), resolve(true)));
+        s.on('error', () => resolve(undefined));
+      }),
+    ms,
+  );
 }
 
 describe(`The signature checks of docs/webhooks.md (${backend})`, () => {
@@ -99,8 +99,12 @@ describe(`The signature checks of docs/webhooks.md (${backend})`, () => {
           });
           expect(forged.status).toBe(400);
 
-          const end = Date.now() + 10_000;
-          while (!(output.includes(confirmed) && output.includes(ping.body.id)) && Date.now() < end) await new Promise((res) => setTimeout(res, 50));
+          // The receiver prints each verified delivery as it handles it: wait for both lines (or fail below, with what it printed).
+          await eventually(
+            'both deliveries printed',
+            async () => (output.includes(confirmed) && output.includes(ping.body.id) ? true : undefined),
+            10_000,
+          ).catch(() => undefined);
           const verified = output.split('\n').filter((l) => l.includes('verified '));
           // The two were delivered in one pass, in parallel: in either order.
           expect(verified.map((l) => l.slice(l.indexOf('verified '))).sort()).toEqual([

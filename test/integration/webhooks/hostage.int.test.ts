@@ -7,6 +7,7 @@ import { systemClock } from '../../../src/shared/clock';
 import { enqueueOutbound } from '../../../src/domain/outbox/outbox';
 import { startWebhookReceiver, type WebhookReceiver } from '../../../simulators/partner/webhook-receiver';
 import { startMarketplaceSim, type RunningMarketplaceSim } from '../../../simulators/marketplace/app';
+import { eventually } from '../../support/eventually';
 
 /**
  * Deliveries that cannot be held hostage (issue 28), with the background worker, real sockets and the real clock:
@@ -68,12 +69,9 @@ describe(`Webhooks that cannot be held hostage (${backend})`, () => {
     await mp?.stop();
   });
 
-  /** Milliseconds from `since` until `check` holds, polled every 20 ms; fails after 20 s. */
+  /** Milliseconds from `since` until `check` holds (polled by the shared `eventually`); fails after 20 s. */
   async function msUntil(since: number, check: () => boolean | Promise<boolean>): Promise<number> {
-    while (!(await check())) {
-      if (Date.now() - since > 20_000) throw new Error('not within 20 s');
-      await new Promise((r) => setTimeout(r, 20));
-    }
+    await eventually('the condition', async () => ((await check()) ? true : undefined), 20_000 - (Date.now() - since));
     return Date.now() - since;
   }
 

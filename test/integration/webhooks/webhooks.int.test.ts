@@ -511,11 +511,7 @@ describe(`Partner webhooks (${backend})`, () => {
   });
 });
 
-async function waitFor(check: () => Promise<boolean>, ms = 30_000) {
-  const end = Date.now() + ms;
-  while (Date.now() < end) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error('timed out');
+/** Until `check` holds (the shared `eventually`, bounded). */
+async function waitFor(check: () => Promise<boolean>, ms = 30_000): Promise<void> {
+  await eventually('the condition', async () => ((await check()) ? true : undefined), ms);
 }

@@ -1,0 +1,4 @@
+// The fuzzing of every surface, shard 1 of 2 (test/fuzz/surfaces.ts says what it checks).
+import { fuzzSurfaces } from './surfaces';
+
+fuzzSurfaces(0, 2);
