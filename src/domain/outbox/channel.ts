@@ -1,4 +1,5 @@
 import type { Database, Sql, Tx } from '../../data/database';
+import type { ClaimedRow } from '../../data/repositories/outbox-repository';
 import type { Clock } from '../../shared/clock';
 import type { Logger } from '../../shared/logger';
 import type { OutboundExchange } from '../kernel/outbound-exchange';
@@ -22,18 +23,8 @@ export interface WorkerDeps {
   logger: Logger;
 }
 
-export interface Claimed {
-  id: string;
-  kind: string;
-  payload: Record<string, unknown>;
-  attempts: number;
-  maxAttempts: number;
-  /** Webhook deliveries: the event and the endpoint. */
-  eventId: string | null;
-  endpointId: string | null;
-  /** The claim's lease (locked_until): the attempt must be recorded before it. */
-  leaseUntil: Date;
-}
+/** A message claimed for one attempt, under its lease (locked_until): the attempt must be recorded before it. */
+export type Claimed = ClaimedRow;
 
 /** An attempt's result; `context` names whose it was, for its audit row (a webhook's partner and environment). */
 export type Outcome = (
