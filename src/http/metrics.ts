@@ -93,7 +93,10 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry });
   }
 
-  /** Each (surface, operation, status)'s series, looked up once: prom-client hashes the labels on every call. */
+  /**
+   * Each (surface, operation, status)'s bound children, made once: the label objects are built and validated once per
+   * series instead of on every request (prom-client still hashes them on each call).
+   */
   private readonly series = new Map<string, { count: { inc(): void }; time: { observe(v: number): void } }>();
 
   observeRequest(surface: string, operation: string | undefined, status: number, seconds: number): void {
