@@ -23,6 +23,9 @@ export interface Measure {
   requestsPerSec: number;
   p50Ms: number;
   p99Ms: number;
+  /** CPU time per request (warm-up included) of the service's process and of the database's (0 embedded: in-process), µs. */
+  serviceCpuUs?: number;
+  databaseCpuUs?: number;
   ok: boolean;
   note?: string;
 }
@@ -51,6 +54,8 @@ export interface Summary {
   roundRatios: number[];
   newP99Ms: number;
   oldP99Ms: number;
+  /** Medians over the rounds of CPU µs per request: the service's, the database's. */
+  cpuUs: Record<'new' | 'old', { service: number; database: number }>;
   ok: boolean;
   notes: string[];
 }
@@ -79,11 +84,17 @@ export function summarise(d: CompareReport['databases'][number]): Summary[] {
       roundRatios: newRps.map((n, i) => r3(n / oldRps[i])),
       newP99Ms: median(news.map((m) => m.p99Ms)),
       oldP99Ms: median(olds.map((m) => m.p99Ms)),
+      cpuUs: {
+        new: { service: median(news.map((m) => m.serviceCpuUs ?? 0)), database: median(news.map((m) => m.databaseCpuUs ?? 0)) },
+        old: { service: median(olds.map((m) => m.serviceCpuUs ?? 0)), database: median(olds.map((m) => m.databaseCpuUs ?? 0)) },
+      },
       ok: all.every(({ m }) => m.ok),
       notes: all.filter(({ m }) => !m.ok).map(({ m, who }) => `${who}: ${m.note ?? 'no response'}`),
     };
   });
 }
+
+const cpu = (c: { service: number; database: number }) => `${fmtInt(c.service)} + ${fmtInt(c.database)}`;
 
 export function compareTable(r: CompareReport): string {
   const s = r.settings;
@@ -92,15 +103,15 @@ export function compareTable(r: CompareReport): string {
     out.push(
       `${d.label}: new ${r.new.label} ÷ old ${r.old.label}, ${s.rounds} rounds (new, old alternately), ${s.connections} connections, ${s.warmupSeconds} s warm-up + ${s.seconds} s per scenario`,
       '',
-      '| Scenario | new req/s, by round | old req/s, by round | new ÷ old (medians) | round ratios, min–max | p99 ms new | p99 ms old |',
-      '|---|--:|--:|--:|:-:|--:|--:|',
+      '| Scenario | new req/s, by round | old req/s, by round | new ÷ old (medians) | round ratios, min–max | p99 ms new | p99 ms old | CPU µs/req new: service + db | old: service + db |',
+      '|---|--:|--:|--:|:-:|--:|--:|--:|--:|',
     );
     const notes: string[] = [];
     for (const x of summarise(d)) {
       const min = Math.min(...x.roundRatios);
       const max = Math.max(...x.roundRatios);
       out.push(
-        `| ${x.ok ? '' : '**FAILED** '}${x.name} | ${x.newRps.map(fmtInt).join(' · ')} | ${x.oldRps.map(fmtInt).join(' · ')} | ${x.ratio.toFixed(2)} | ${min.toFixed(2)}–${max.toFixed(2)} | ${x.newP99Ms.toFixed(1)} | ${x.oldP99Ms.toFixed(1)} |`,
+        `| ${x.ok ? '' : '**FAILED** '}${x.name} | ${x.newRps.map(fmtInt).join(' · ')} | ${x.oldRps.map(fmtInt).join(' · ')} | ${x.ratio.toFixed(2)} | ${min.toFixed(2)}–${max.toFixed(2)} | ${x.newP99Ms.toFixed(1)} | ${x.oldP99Ms.toFixed(1)} | ${cpu(x.cpuUs.new)} | ${cpu(x.cpuUs.old)} |`,
       );
       notes.push(...x.notes.map((n) => `- ${x.name}, ${n}`));
     }
@@ -109,7 +120,9 @@ export function compareTable(r: CompareReport): string {
   out.push(
     'new ÷ old: the median of the new build’s rounds ÷ the median of the old one’s. Round ratios: new_i ÷ old_i for each round i ' +
       '(its two runs back to back), lowest and highest; a difference inside that range is not one this run can tell from noise. ' +
-      'p99: the median over the rounds of each round’s p99 (client side, every measured response).',
+      'p99: the median over the rounds of each round’s p99 (client side, every measured response). ' +
+      'CPU µs/req: the CPU time the service’s process and PostgreSQL’s processes used during the run (warm-up included) ÷ the responses, ' +
+      'median over the rounds; far steadier than req/s on a shared machine, and it says which side a change is on (embedded: the database is in the service).',
   );
   return out.join('\n');
 }

@@ -19,7 +19,7 @@ import { makeKnex } from '../src/data/knex';
 import { signMarketplaceRequest } from '../src/shared/signing/marketplace-signature';
 import { call, fmtInt, offerPool, serviceNodeOptions, type BenchOptions } from './http.bench';
 import type { LoadOutcome, LoadSpec } from './load-generator';
-import { runLoad, startService } from './processes';
+import { cpuMicros, postgresCpuMicros, runLoad, startService } from './processes';
 import { BOOKING_TEMPLATE, QUOTE_BODY, SEARCH_BODY } from './scenarios';
 import { BuildError, currentBuild, prepareBuild, seedBeforeStart, type Build } from './builds';
 import { COMPARED, compareTable, writeComparison, type CompareReport, type Compared, type Measure } from './compare-report';
@@ -33,13 +33,19 @@ const MP_IN_URL = 'http://bench.invalid/marketplace';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LABELS = { postgres: 'PostgreSQL', embedded: 'embedded PGlite (on disk)' } as const;
 
-function measure(o: LoadOutcome): Measure {
+/** CPU time so far of the service and of the database (PostgreSQL's processes; the embedded one is the service's). */
+const cpuNow = (pid: number, kind: 'postgres' | 'embedded') => ({ service: cpuMicros(pid), database: kind === 'postgres' ? postgresCpuMicros() : 0 });
+
+function measure(o: LoadOutcome, before: ReturnType<typeof cpuNow>, after: ReturnType<typeof cpuNow>): Measure {
   const m = o.measured;
   const unexpected = m.unexpected + o.warmup.unexpected;
+  const requests = Math.max(1, m.responses + o.warmup.responses);
   return {
     requestsPerSec: Math.round((m.responses / m.durationSec) * 10) / 10,
     p50Ms: m.latencyMs.p50,
     p99Ms: m.latencyMs.p99,
+    serviceCpuUs: Math.round((after.service - before.service) / requests),
+    databaseCpuUs: Math.round((after.database - before.database) / requests),
     ok: unexpected === 0 && m.errors === 0 && m.responses > 0,
     ...(unexpected || m.errors
       ? {
@@ -72,7 +78,9 @@ async function freshStore(kind: 'postgres' | 'embedded', opts: CompareOptions): 
 /** A build's service for one round: a fresh database seeded by the build's own code, a partner and a live key. */
 interface Session {
   build: Build;
+  kind: 'postgres' | 'embedded';
   url: string;
+  pid: number;
   auth: Record<string, string>;
   json: Record<string, string>;
   /** What the scenarios have measured and set up so far, this round. */
@@ -104,7 +112,7 @@ async function open(build: Build, kind: 'postgres' | 'embedded', opts: CompareOp
     });
     if (key.status !== 201) throw new Error(`key set-up: ${key.status} ${key.text.slice(0, 300)}`);
     const auth = { Authorization: `Bearer ${key.body.key as string}` };
-    return { build, url: svc.url, auth, json: { ...auth, 'Content-Type': 'application/json' }, done: {}, stop };
+    return { build, kind, url: svc.url, pid: svc.pid, auth, json: { ...auth, 'Content-Type': 'application/json' }, done: {}, stop };
   } catch (e) {
     await stop();
     throw new Error(`${build.role} build ${build.label}: ${(e as Error).message}`);
@@ -179,10 +187,12 @@ async function round(builds: Build[], kind: 'postgres' | 'embedded', opts: Compa
         const spec = await SPECS[id](s, opts).catch((e: Error) => {
           throw new Error(`${s.build.role} build ${s.build.label}, ${id}: ${e.message}`);
         });
-        const m = measure(await runLoad({ ...spec, origin: s.url, connections: opts.connections, warmupSeconds: opts.warmupSeconds, seconds: opts.seconds }));
+        const before = cpuNow(s.pid, s.kind);
+        const outcome = await runLoad({ ...spec, origin: s.url, connections: opts.connections, warmupSeconds: opts.warmupSeconds, seconds: opts.seconds });
+        const m = measure(outcome, before, cpuNow(s.pid, s.kind));
         s.done[id] = m;
         log(
-          `${tag} ${s.build.role} ${s.build.label.padEnd(13)} ${id.padEnd(8)} ${fmtInt(m.requestsPerSec).padStart(6)} req/s  p50 ${m.p50Ms.toFixed(2).padStart(6)} ms  p99 ${m.p99Ms.toFixed(2).padStart(7)} ms${m.ok ? '' : `  FAILED: ${m.note}`}`,
+          `${tag} ${s.build.role} ${s.build.label.padEnd(13)} ${id.padEnd(8)} ${fmtInt(m.requestsPerSec).padStart(6)} req/s  p50 ${m.p50Ms.toFixed(2).padStart(6)} ms  p99 ${m.p99Ms.toFixed(2).padStart(7)} ms  CPU/req service ${String(m.serviceCpuUs).padStart(5)} µs db ${String(m.databaseCpuUs).padStart(5)} µs${m.ok ? '' : `  FAILED: ${m.note}`}`,
         );
         await sleep(300);
       }

@@ -115,3 +115,31 @@ export function memory(pid: number): { rssMb: number; peakMb: number } {
     return { rssMb: 0, peakMb: 0 };
   }
 }
+
+const TICKS_PER_SECOND = 100; // USER_HZ on Linux
+
+/** CPU time (user + system) a process has used so far, µs; 0 where /proc cannot tell. */
+export function cpuMicros(pid: number): number {
+  try {
+    // comm (field 2) may hold spaces: count fields after its closing parenthesis; utime and stime are fields 14, 15.
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / TICKS_PER_SECOND;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU time used so far by every PostgreSQL process on this machine (backends and background workers), µs. */
+export function postgresCpuMicros(): number {
+  let total = 0;
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${entry}/comm`, 'utf8').trim() === 'postgres') total += cpuMicros(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
