@@ -2,6 +2,7 @@
 //   1. unit   2. integration   3. contract consumers (contracts/pacts cleared first: pact files merge)
 //   4. contract verifications (need the pacts from 3)   5. end-to-end   6. browser (headless Chromium)
 //   7. fuzzing (FUZZ_RUNS, default 2,000)   8. faults against the real process (short; FAULTS_SHORT=0 for the full suite)
+//   On PostgreSQL, after 2: the integration phase again through PgBouncer in transaction mode (integration-pooled).
 // Extra arguments go to every phase (e.g. a path filter). Each phase's JSON result goes to .jest-results/,
 // and the last line is "N passed, N failed" over all phases.
 const { spawnSync } = require('node:child_process');
@@ -24,6 +25,28 @@ const phases = [
   // Two workers: each file has its own database (a schema on PostgreSQL, an in-memory PGlite embedded), and no
   // test asserts an upper bound on time, so files run side by side on the two cores.
   { name: 'integration', projects: ['integration'], extra: ['--maxWorkers=2'] },
+  // PostgreSQL only: the same files with DATABASE_URL through PgBouncer in transaction mode (deploy/pgbouncer.ini),
+  // as production runs behind a pooler; each file gets a database of its own there (test/support/test-app.ts).
+  ...(process.env.DATABASE_URL
+    ? [
+        {
+          name: 'integration-pooled',
+          projects: ['integration'],
+          extra: ['--maxWorkers=2'],
+          before: (phaseEnv) => {
+            const { startPgbouncer } = require('./pgbouncer');
+            const pooler = startPgbouncer({ upstream: process.env.DATABASE_URL });
+            console.log(`PgBouncer (transaction mode) on port ${pooler.port}, in front of ${new URL(process.env.DATABASE_URL).host}`);
+            phaseEnv.TEST_DATABASE_POOLER = pooler.url('');
+            return () => pooler.stop();
+          },
+          unavailable: () => {
+            const { PROGRAM } = require('./pgbouncer');
+            return fs.existsSync(PROGRAM) ? null : `${PROGRAM} (\`node scripts/system-programs.js install\` as root installs it)`;
+          },
+        },
+      ]
+    : []),
   { name: 'contract-consumer', projects: ['contract-consumer'], before: () => fs.rmSync(path.join(root, 'contracts/pacts'), { recursive: true, force: true }) },
   // Four verifications, each against its own service or simulator on random ports: two at a time.
   { name: 'contract-verify', projects: ['contract-verify'], extra: ['--maxWorkers=2'] },
@@ -76,7 +99,7 @@ const timed = (name, fn) => {
 // The system programs some tests need (chromium, promtool and prometheus, curl): installed first, with the step
 // .ci/run uses, when this may (as root, with apt-get; TEST_INSTALL_SYSTEM_PROGRAMS=false declines); otherwise the
 // tests that need them are skipped, each with a line saying so and how to install it.
-if ((!only || only.some((p) => ['integration', 'browser'].includes(p))) && process.env.TEST_INSTALL_SYSTEM_PROGRAMS !== 'false') {
+if ((!only || only.some((p) => ['integration', 'integration-pooled', 'browser'].includes(p))) && process.env.TEST_INSTALL_SYSTEM_PROGRAMS !== 'false') {
   const programs = require('./system-programs');
   const lacking = programs.missing();
   if (lacking.length && programs.mayInstall()) timed('system programs', () => programs.install());
@@ -111,8 +134,27 @@ for (const phase of phases) {
   const out = path.join(outDir, `${label}-${phase.name}.json`);
   fs.rmSync(out, { force: true });
   console.log(`\n=== ${phase.name} (${label}) ===`);
+  const missing = phase.unavailable?.();
+  if (missing) {
+    // Skipped where the program may not be installed; a failure where it must be (CI).
+    const required = process.env.TEST_REQUIRE_SYSTEM_PROGRAMS === 'true';
+    console.log(`${required ? 'FAILED' : 'skipped'}: ${phase.name} needs ${missing}`);
+    fs.writeFileSync(out, JSON.stringify({ numPassedTests: 0, numFailedTests: required ? 1 : 0 }));
+    if (required) {
+      failed += 1;
+      ok = false;
+    }
+    continue;
+  }
+  const phaseEnv = { ...env, ...(phase.env ?? {}) };
+  let after;
   const r = timed(phase.name, () => {
-    phase.before?.();
+    try {
+      after = phase.before?.(phaseEnv);
+    } catch (e) {
+      console.log(`${phase.name}: could not start: ${e.message}`);
+      return { status: 1 };
+    }
     return spawnSync(
       process.execPath,
       [
@@ -127,9 +169,10 @@ for (const phase of phases) {
         ...(phase.extra ?? []),
         ...passthrough,
       ],
-      { cwd: root, env: { ...env, ...(phase.env ?? {}) }, stdio: 'inherit' },
+      { cwd: root, env: phaseEnv, stdio: 'inherit' },
     );
   });
+  if (typeof after === 'function') after();
   if (fs.existsSync(out)) {
     const res = JSON.parse(fs.readFileSync(out, 'utf8'));
     passed += res.numPassedTests;

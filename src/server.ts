@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import http from 'node:http';
 import type { Knex } from 'knex';
 import { loadConfig, type Config } from './config/env';
-import { makeKnex, migrateLatest, secureDataDir } from './data/knex';
+import { makeDirectKnex, makeKnex, migrateLatest, secureDataDir, sessionTimeouts } from './data/knex';
 import { createApp } from './http/app';
 import { answerConnect, answerUnparsable } from './http/client-error';
 import { guardConnections } from './http/connections';
@@ -18,6 +18,7 @@ import { KeyCache } from './domain/partners/key-cache';
 import { RecentBookingFacts } from './domain/bookings/recent';
 import { FleetCapacity } from './domain/fleet/capacity';
 import { ensureAuditPartitions } from './data/repositories/audit-repository';
+import { sessionTimeoutSettings } from './data/repositories/health-repository';
 import { marketplaceChannel, startOutboxWorker } from './domain/outbox/worker';
 import { webhookChannel } from './domain/webhooks/delivery';
 import { systemResolve, type Resolve } from './domain/webhooks/targets';
@@ -75,6 +76,33 @@ export function resolveOperatorToken(config: Config): { token: string; generated
   return { token, generated: true };
 }
 
+/** Migrates on start: through DATABASE_DIRECT_URL when the service connects through a pooler. */
+async function migrate(config: Config, knex: Knex): Promise<void> {
+  if (!config.databasePooled) return migrateLatest(knex, config.databaseSchema);
+  const direct = makeDirectKnex(config);
+  try {
+    await migrateLatest(direct, config.databaseSchema);
+  } finally {
+    await direct.destroy();
+  }
+}
+
+/**
+ * Behind a transaction pooler the service sets nothing per session: the pooler must (deploy/pgbouncer.ini's
+ * connect_query, or the role's defaults). Without them a request could wait on a row lock, or run a statement,
+ * without end: said loudly at start, where an operator looks.
+ */
+async function checkPooledSessions(db: Database, config: Config, logger: Logger): Promise<void> {
+  const want = sessionTimeouts(config);
+  const row = await sessionTimeoutSettings(db);
+  if (row.lock === '0' || row.statement === '0') {
+    logger.error(
+      { lockTimeout: row.lock, statementTimeout: row.statement, wantLockTimeoutMs: want.lockTimeoutMs, wantStatementTimeoutMs: want.statementTimeoutMs },
+      "DATABASE_URL is a pooler whose server sessions have no lock_timeout or statement_timeout: set them in its connect_query (deploy/pgbouncer.ini) or as the role's defaults",
+    );
+  }
+}
+
 export async function startServer(opts: StartOptions = {}): Promise<RunningServer> {
   const config = opts.config ?? loadConfig();
   // Secrets without a shape of their own are redacted by value, from every log line and audit row.
@@ -82,12 +110,13 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const logger = opts.logger ?? makeLogger(config.logLevel);
   const ownDb = !opts.db;
   const knex = opts.db ?? makeKnex(config);
-  if (ownDb) await migrateLatest(knex, config.databaseSchema);
+  if (ownDb) await migrate(config, knex);
   // The embedded database writes its files 0666 (it sets the mode itself): made private once it has started, and
   // again at stop; its folders are 0700, which keeps files made in between from other users too.
   const embeddedDir = !config.databaseUrl && !config.dataDir.startsWith('memory://') ? config.dataDir : undefined;
   if (embeddedDir) secureDataDir(embeddedDir);
-  const db = new Database(knex);
+  const db = new Database(knex, { namedStatements: !config.databasePooled });
+  if (config.databasePooled) await checkPooledSessions(db, config, logger);
   await ensureAuditPartitions(db, new Date(), AUDIT_MONTHS_AHEAD + 1);
   const clock = opts.clock ?? systemClock;
   const { url: mpUrl, userId, privateKey } = config.marketplace;

@@ -1,14 +1,14 @@
 /**
  * `npm run migrate`: applies the migrations to the database the configuration names (DATABASE_URL, or the
- * embedded database under DATA_DIR) and exits. The service also migrates on start; this is for deployments that
+ * embedded database under DATA_DIR; DATABASE_DIRECT_URL when DATABASE_URL is a pooler) and exits. The service also migrates on start; this is for deployments that
  * migrate before rolling out.
  */
 import { ConfigError, loadConfig } from '../config/env';
-import { makeKnex, migrateLatest } from '../data/knex';
+import { makeDirectKnex, migrateLatest } from '../data/knex';
 
 async function main() {
   const config = loadConfig();
-  const db = makeKnex(config);
+  const db = makeDirectKnex(config);
   try {
     const before = await db.migrate.currentVersion().catch(() => 'none');
     await migrateLatest(db, config.databaseSchema);

@@ -16,6 +16,10 @@ const schema = z.object({
     .string()
     .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL (leave it unset for the embedded database)')
     .optional(),
+  DATABASE_DIRECT_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL: the PostgreSQL server itself, not the pooler in front of it')
+    .optional(),
   DATABASE_SCHEMA: z
     .string()
     .regex(/^[a-z_][a-z0-9_]*$/)
@@ -96,6 +100,17 @@ export interface Config {
   port: number;
   host: string;
   databaseUrl?: string;
+  /**
+   * The PostgreSQL server itself when DATABASE_URL is a connection pooler (DATABASE_DIRECT_URL): migrations and
+   * anything that needs a session of its own use it. Absent: DATABASE_URL is direct.
+   */
+  databaseDirectUrl?: string;
+  /**
+   * DATABASE_URL goes through a transaction pooler (DATABASE_DIRECT_URL names another address): consecutive
+   * transactions may run on different server sessions, so nothing may rely on a session's state (no named prepared
+   * statements, no session SET).
+   */
+  databasePooled: boolean;
   databaseSchema?: string;
   databasePoolMax: number;
   dataDir: string;
@@ -185,6 +200,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   if (e.OPS_LISTEN && e.PORT !== 0 && parseListen(e.OPS_LISTEN).port === e.PORT) {
     throw new ConfigError(`Invalid configuration:\n  OPS_LISTEN: must use another port than PORT (${e.PORT}): the operator surface gets a listener of its own`);
   }
+  const pooled = !!e.DATABASE_DIRECT_URL && e.DATABASE_DIRECT_URL !== e.DATABASE_URL;
+  if (e.DATABASE_DIRECT_URL && !e.DATABASE_URL) {
+    throw new ConfigError('Invalid configuration:\n  DATABASE_DIRECT_URL: only with DATABASE_URL (the pooler the service connects through)');
+  }
+  if (pooled && e.DATABASE_SCHEMA) {
+    throw new ConfigError(
+      'Invalid configuration:\n  DATABASE_SCHEMA: sets search_path per session, which a transaction pooler does not keep: ' +
+        "behind a pooler use a database of its own, or the role's search_path (alter role … set search_path)",
+    );
+  }
   if (e.NODE_ENV === 'production') {
     const problems: string[] = [];
     if (!e.OPERATOR_TOKEN)
@@ -201,6 +226,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     databaseUrl: e.DATABASE_URL,
+    databaseDirectUrl: e.DATABASE_DIRECT_URL,
+    databasePooled: pooled,
     databaseSchema: e.DATABASE_SCHEMA,
     databasePoolMax: e.DATABASE_POOL_MAX,
     dataDir: e.DATA_DIR.startsWith('memory://') ? e.DATA_DIR : path.resolve(e.DATA_DIR),

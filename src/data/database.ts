@@ -6,8 +6,9 @@ import { isUnavailable } from './errors';
 export type Row = Record<string, unknown>;
 
 /**
- * One SQL statement of the persistence layer. Its name is derived from its text, so on PostgreSQL it is prepared
- * once per connection and executed by name afterwards (no parse, and a cached plan); PGlite runs the text.
+ * One SQL statement of the persistence layer. Its name is derived from its text, so on a direct PostgreSQL
+ * connection it is prepared once per connection and executed by name afterwards (no parse, and a cached plan);
+ * PGlite, and PostgreSQL behind a transaction pooler, run the text (an unnamed statement).
  */
 export interface Statement {
   readonly name: string;
@@ -84,6 +85,8 @@ abstract class Executor implements Sql {
   constructor(
     protected readonly pglite: boolean,
     protected readonly observe: () => QueryObserver | undefined,
+    /** Prepared by name once per connection (a direct connection), or parsed each time (PGlite; behind a pooler). */
+    protected readonly named: boolean,
   ) {}
 
   async query<R extends object = Row>(stmt: Statement | string, params: readonly unknown[] = []): Promise<R[]> {
@@ -96,7 +99,7 @@ abstract class Executor implements Sql {
       translate(e, s.text);
     }
     try {
-      const res = this.pglite ? await conn.query(s.text, params) : await conn.query({ name: s.name, text: s.text, values: params });
+      const res = this.named ? await conn.query({ name: s.name, text: s.text, values: params }) : await conn.query(s.text, params);
       return res.rows as R[];
     } catch (e) {
       translate(e, s.text);
@@ -114,8 +117,9 @@ class TxExecutor extends Executor implements OpenTx {
     readonly knex: Knex.Transaction,
     pglite: boolean,
     observe: () => QueryObserver | undefined,
+    named: boolean,
   ) {
-    super(pglite, observe);
+    super(pglite, observe, named);
   }
 
   protected acquire() {
@@ -130,7 +134,7 @@ class TxExecutor extends Executor implements OpenTx {
 
   async savepoint<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     try {
-      return await this.knex.transaction((sp) => fn(new TxExecutor(sp, this.pglite, this.observe)));
+      return await this.knex.transaction((sp) => fn(new TxExecutor(sp, this.pglite, this.observe, this.named)));
     } catch (e) {
       if (isUnavailable(e)) translate(e, 'savepoint');
       throw e;
@@ -163,9 +167,16 @@ export class Database extends Executor {
   private watcher?: QueryObserver;
   private listening = false;
 
-  constructor(readonly knex: Knex) {
+  /**
+   * `namedStatements`: prepare each statement by name once per connection (the default on PostgreSQL). Off behind a
+   * transaction pooler, where the next transaction may run on a server session that never saw the prepare.
+   */
+  constructor(
+    readonly knex: Knex,
+    opts: { namedStatements?: boolean } = {},
+  ) {
     const pglite = 'pglite' in (knex.client as object);
-    super(pglite, () => this.watcher);
+    super(pglite, () => this.watcher, !pglite && opts.namedStatements !== false);
   }
 
   /** Tests watch every statement the service issues, builder queries included (for the EXPLAIN checks). */
@@ -192,7 +203,7 @@ export class Database extends Executor {
   /** Runs `fn` in a transaction that commits when it resolves and rolls back when it throws. */
   async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     try {
-      return await this.knex.transaction((trx) => fn(new TxExecutor(trx, this.pglite, this.observe)));
+      return await this.knex.transaction((trx) => fn(new TxExecutor(trx, this.pglite, this.observe, this.named)));
     } catch (e) {
       if (isUnavailable(e)) translate(e, 'transaction');
       throw e;
@@ -202,7 +213,7 @@ export class Database extends Executor {
   /** Opens a transaction the caller commits or rolls back. */
   async begin(): Promise<OpenTx> {
     try {
-      return new TxExecutor(await this.knex.transaction(), this.pglite, this.observe);
+      return new TxExecutor(await this.knex.transaction(), this.pglite, this.observe, this.named);
     } catch (e) {
       translate(e, 'begin');
     }

@@ -20,6 +20,21 @@ export interface EmbeddedStart {
   made?: (pglite: PgliteModule.PGlite) => void;
 }
 
+/** The timeouts every database session needs: the row-lock wait (55P03 after it) and the longest statement (57014). */
+export const sessionTimeouts = (config: Partial<Pick<Config, 'idempotencyWaitMs' | 'databaseStatementTimeoutMs'>>) => ({
+  lockTimeoutMs: config.idempotencyWaitMs ?? 5000,
+  statementTimeoutMs: config.databaseStatementTimeoutMs ?? 15000,
+});
+
+/**
+ * The connection for migrations and other work that needs a session of its own: DATABASE_DIRECT_URL when the
+ * service connects through a pooler, else the same database as makeKnex's. The caller destroys it.
+ */
+export function makeDirectKnex(config: Parameters<typeof makeKnex>[0] & Partial<Pick<Config, 'databaseDirectUrl'>>, embedded: EmbeddedStart = {}): Knex {
+  if (!config.databasePooled || !config.databaseDirectUrl) return makeKnex(config, embedded);
+  return makeKnex({ ...config, databaseUrl: config.databaseDirectUrl, databasePooled: false, databasePoolMax: 1 });
+}
+
 /**
  * A real PostgreSQL server when DATABASE_URL is set; otherwise an embedded PGlite stored under DATA_DIR/pglite
  * (or in memory when DATA_DIR is "memory://"). PGlite has one connection: every query made while a transaction is
@@ -27,11 +42,15 @@ export interface EmbeddedStart {
  */
 export function makeKnex(
   config: Pick<Config, 'databaseUrl' | 'databaseSchema' | 'databasePoolMax' | 'dataDir'> &
-    Partial<Pick<Config, 'idempotencyWaitMs' | 'databaseStatementTimeoutMs'>>,
+    Partial<Pick<Config, 'idempotencyWaitMs' | 'databaseStatementTimeoutMs' | 'databasePooled'>>,
   embedded: EmbeddedStart = {},
 ): Knex {
   // Every session waits at most this long for a row lock (then 55P03) and runs no statement longer (then 57014).
-  const session = `set lock_timeout = ${config.idempotencyWaitMs ?? 5000}; set statement_timeout = ${config.databaseStatementTimeoutMs ?? 15000}`;
+  // Behind a transaction pooler a session's SET would land on whichever server session served it: there the
+  // pooler sets them on each server connection (deploy/pgbouncer.ini's connect_query), and the start checks them.
+  const session = config.databasePooled
+    ? undefined
+    : `set lock_timeout = ${sessionTimeouts(config).lockTimeoutMs}; set statement_timeout = ${sessionTimeouts(config).statementTimeoutMs}`;
   const common: Partial<Knex.Config> = {
     ...knexSnakeCaseMappers(),
     migrations: {
@@ -51,7 +70,7 @@ export function makeKnex(
         min: 0,
         max: config.databasePoolMax,
         afterCreate: (conn: { query(sql: string, cb: (err: Error | null) => void): void }, done: (err: Error | null, conn: unknown) => void) =>
-          conn.query(session, (err) => done(err, conn)),
+          session ? conn.query(session, (err) => done(err, conn)) : done(null, conn),
       },
     });
   }

@@ -57,3 +57,11 @@ export async function operationalFigures(db: Sql, now: Date): Promise<Operationa
     marketplaceConfirmationOldestSeconds: Math.max(0, Number(r.confirmation) || 0),
   };
 }
+
+const timeouts = sql(`select current_setting('lock_timeout') as lock, current_setting('statement_timeout') as statement`);
+
+/** The row-lock and statement timeouts of the session that answers (as PostgreSQL shows them: '0' is none). */
+export async function sessionTimeoutSettings(db: Sql): Promise<{ lock: string; statement: string }> {
+  const [row] = await db.query<{ lock: string; statement: string }>(timeouts);
+  return row;
+}

@@ -106,7 +106,7 @@ describe(`A partner's own limit holds across instances (${backend})`, () => {
   beforeAll(async () => {
     app = await startTestApp({ clock });
     // A second instance on the same database, as a second process behind a balancer would be.
-    second = await startServer({ config: testConfig({ DATABASE_SCHEMA: app.schema }), db: app.db, clock, outboxWorker: false });
+    second = await startServer({ config: testConfig({ ...app.dbEnv }), db: app.db, clock, outboxWorker: false });
   });
   afterAll(async () => {
     await second.stop();

@@ -253,7 +253,7 @@ describe('Dispatch', () => {
     });
 
     it('when two service instances on one database assign one vehicle to overlapping jobs at once, then exactly one succeeds', async () => {
-      const second = await startTestApp({ clock, db: { db: svc.app.db, schema: svc.app.schema, drop: async () => undefined } });
+      const second = await startTestApp({ clock, db: { db: svc.app.db, env: svc.app.dbEnv, drop: async () => undefined } });
       try {
         const opsTwo = operator(second.url);
         const jobs: Array<Record<string, any>> = [];

@@ -91,7 +91,7 @@ describe('Keys kept in memory between requests are checked again by every commit
   beforeAll(async () => {
     // Two instances on one database: what one changes, the other must honour on its very next request.
     a = await startTestApp();
-    b = await startTestApp({ db: { db: a.db, schema: a.schema, drop: async () => undefined } });
+    b = await startTestApp({ db: { db: a.db, env: a.dbEnv, drop: async () => undefined } });
     partner = await operator(a.url).partnerWithKeys('Cached Travel');
   });
   afterAll(async () => {

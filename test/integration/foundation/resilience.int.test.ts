@@ -13,13 +13,14 @@ describeOnPostgres('a TCP proxy in front of a database server is cut; the embedd
   () => {
     it('then requests get 503 with Retry-After, and the service recovers by itself', async () => {
       const fresh = await freshDatabase();
-      const target = new URL(process.env.DATABASE_URL!);
+      // The database as the service reaches it (the pooler, on the pass through one).
+      const target = new URL(fresh.env.DATABASE_URL ?? process.env.DATABASE_URL!);
       const proxy = outageProxy(target.hostname, Number(target.port || 5432));
       await proxy.open();
-      const viaProxy = new URL(process.env.DATABASE_URL!);
+      const viaProxy = new URL(target.toString());
       viaProxy.hostname = '127.0.0.1';
       viaProxy.port = String(proxy.port);
-      const config = testConfig({ DATABASE_URL: viaProxy.toString(), DATABASE_SCHEMA: fresh.schema });
+      const config = testConfig({ ...fresh.env, DATABASE_URL: viaProxy.toString() });
       const db = makeKnex({ ...config });
       (db.client.config as { acquireConnectionTimeout: number }).acquireConnectionTimeout = 1500;
       const running = await startServer({ config, db });

@@ -64,9 +64,7 @@ describe('Marketplace replays and out-of-order changes', () => {
     database = await freshDatabase(MARKETPLACE_ENV);
     // Each instance with its own pool on PostgreSQL; PGlite is one connection, which both share.
     second =
-      backend === 'postgres'
-        ? { db: makeKnex(testConfig({ ...MARKETPLACE_ENV, DATABASE_SCHEMA: database.schema })), schema: database.schema, drop: async () => undefined }
-        : database;
+      backend === 'postgres' ? { db: makeKnex(testConfig({ ...MARKETPLACE_ENV, ...database.env })), env: database.env, drop: async () => undefined } : database;
     a = await startTestApp({ clock, env: MARKETPLACE_ENV, db: database, outboxWorker: false });
     b = await startTestApp({ clock, env: MARKETPLACE_ENV, db: second, outboxWorker: false });
     mpA = marketplaceClient(a.url);

@@ -94,7 +94,7 @@ describe('Wrong operator tokens', () => {
   });
 
   it('when the count is kept in the database, then a second instance on the same database refuses the address’s wrong tokens too, and serves its right one', async () => {
-    const other = await startTestApp({ clock, db: { db: svc.app.db, schema: svc.app.schema, drop: async () => {} } });
+    const other = await startTestApp({ clock, db: { db: svc.app.db, env: svc.app.dbEnv, drop: async () => {} } });
     try {
       const burst = await Promise.all(
         Array.from({ length: OPERATOR_AUTH_RULES.refuseFrom }, (_, i) => client(i % 2 ? other.url : svc.app.url)('GET', '/ops/v1/ping', { headers: wrong(i) })),

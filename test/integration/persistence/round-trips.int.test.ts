@@ -79,7 +79,7 @@ describe('Round trips to the database per request', () => {
 
   it('when the offer was quoted by another instance, then the booking reads its facts first: 2 statements, and its replay 2', async () => {
     const other = await startTestApp({
-      db: { db: svc.app.db, schema: svc.app.schema, drop: async () => undefined },
+      db: { db: svc.app.db, env: svc.app.dbEnv, drop: async () => undefined },
       env: MARKETPLACE_ENV,
       outboxWorker: false,
     });

@@ -27,7 +27,7 @@ describe(`Webhooks in order per booking and endpoint (${backend})`, () => {
     ({ app, call } = h);
     // A second instance on the same database, as a second process behind a balancer would be.
     second = await startServer({
-      config: testConfig({ DATABASE_SCHEMA: app.schema, WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' }),
+      config: testConfig({ ...app.dbEnv, WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' }),
       db: app.db,
       clock,
       outboxWorker: false,

@@ -53,7 +53,7 @@ describe(`Webhook target ports in production (${backend})`, () => {
     expect(created.status).toBe(201);
     // The same database, restarted without WEBHOOKS_ALLOWED_PORTS.
     const again = await startTestApp({
-      db: { db: h.app.db, schema: h.app.schema, drop: async () => {} },
+      db: { db: h.app.db, env: h.app.dbEnv, drop: async () => {} },
       env: { NODE_ENV: 'production', WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true' },
       resolveHost: dns.resolve,
       outboxWorker: false,

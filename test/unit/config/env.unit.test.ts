@@ -78,6 +78,20 @@ describe('Configuration is read once and fails fast', () => {
     expect(() => loadConfig({ PORT: '3000', OPS_LISTEN: '127.0.0.1:3000' })).toThrow(/OPS_LISTEN: must use another port than PORT/);
   });
 
+  it('when DATABASE_DIRECT_URL names another server than DATABASE_URL, then the service treats DATABASE_URL as a pooler; a schema or a direct URL alone is refused', () => {
+    const pooler = 'postgres://app@127.0.0.1:6432/transfers';
+    const server = 'postgres://app@10.0.3.7:5432/transfers';
+    expect(loadConfig({ DATABASE_URL: server })).toMatchObject({ databasePooled: false, databaseDirectUrl: undefined });
+    expect(loadConfig({ DATABASE_URL: pooler, DATABASE_DIRECT_URL: server })).toMatchObject({ databasePooled: true, databaseDirectUrl: server });
+    // The same address twice is a direct connection.
+    expect(loadConfig({ DATABASE_URL: server, DATABASE_DIRECT_URL: server }).databasePooled).toBe(false);
+    expect(() => loadConfig({ DATABASE_URL: pooler, DATABASE_DIRECT_URL: server, DATABASE_SCHEMA: 't_1' })).toThrow(
+      /DATABASE_SCHEMA: sets search_path per session/,
+    );
+    expect(() => loadConfig({ DATABASE_DIRECT_URL: server })).toThrow(/DATABASE_DIRECT_URL: only with DATABASE_URL/);
+    expect(() => loadConfig({ DATABASE_URL: pooler, DATABASE_DIRECT_URL: 'mysql://x' })).toThrow(/DATABASE_DIRECT_URL: must be a postgres:\/\/ URL/);
+  });
+
   it('when a variable is set but empty, then it counts as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', PORT: '' })).toMatchObject({ databaseUrl: undefined, port: 3000 });
   });
