@@ -7,7 +7,7 @@ import type { KeyCache } from './domain/partners/key-cache';
 import type { RecentBookingFacts } from './domain/bookings/recent';
 import type { FleetCapacity } from './domain/fleet/capacity';
 import type { Resolve } from './domain/webhooks/targets';
-import type { EmptyBuckets, MemoryTokenBuckets } from './http/token-buckets';
+import type { EmptyBuckets, AnonymousLimiter } from './http/token-buckets';
 import type { Metrics } from './http/metrics';
 import type { NoticeBody } from './domain/marketplace/notices';
 
@@ -33,7 +33,7 @@ export interface Deps {
   /** Resolves webhook hosts (DNS; tests inject their own), at registration and at every delivery. */
   resolveHost: Resolve;
   /** Rate limits: the anonymous buckets (per client address) and what this instance knows of empty partner buckets. */
-  limits: { anonymous: MemoryTokenBuckets; emptyPartners: EmptyBuckets };
+  limits: { anonymous: AnonymousLimiter; emptyPartners: EmptyBuckets };
   /** The Prometheus metrics of this instance. */
   metrics: Metrics;
   /** Builds the wire body of each notice we send the marketplace (the marketplace adapter's). */

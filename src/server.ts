@@ -23,6 +23,7 @@ import { marketplaceChannel, startOutboxWorker } from './domain/outbox/worker';
 import { webhookChannel } from './domain/webhooks/delivery';
 import { systemResolve, type Resolve } from './domain/webhooks/targets';
 import { HttpWebhookSender } from './adapters/webhooks/http-webhook-sender';
+import { SharedAnonymousBuckets } from './adapters/rate-limits/shared-buckets';
 import { HttpMarketplaceClient } from './adapters/marketplace/http-marketplace-client';
 import { registerSecret } from './shared/redact';
 import { createHttpFlightStatus } from './adapters/flights/http-flight-status';
@@ -119,6 +120,18 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   if (config.databasePooled) await checkPooledSessions(db, config, logger);
   await ensureAuditPartitions(db, new Date(), AUDIT_MONTHS_AHEAD + 1);
   const clock = opts.clock ?? systemClock;
+  const metrics = new Metrics();
+  // REDIS_URL: the anonymous limit is one limit for every instance (this instance's own while Redis is away).
+  const shared = config.redisUrl
+    ? new SharedAnonymousBuckets(
+        config.anonymousLimit,
+        { url: config.redisUrl, keyPrefix: config.redisKeyPrefix },
+        {
+          storeUp: (up) => metrics.rateLimitStoreUp.set({ store: 'redis' }, up ? 1 : 0),
+          fellBack: () => metrics.rateLimitFallbacks.inc(),
+        },
+      )
+    : undefined;
   const { url: mpUrl, userId, privateKey } = config.marketplace;
   const marketplace = mpUrl && userId && privateKey ? new HttpMarketplaceClient({ baseUrl: mpUrl, userId, privateKey, clock }) : undefined;
   const deps: Deps = {
@@ -131,8 +144,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     recent: new RecentBookingFacts(),
     marketplaceNotices: marketplaceNoticeBody,
     fleet: new FleetCapacity(),
-    limits: { anonymous: new MemoryTokenBuckets(config.anonymousLimit), emptyPartners: new EmptyBuckets() },
-    metrics: new Metrics(),
+    limits: { anonymous: shared ?? new MemoryTokenBuckets(config.anonymousLimit), emptyPartners: new EmptyBuckets() },
+    metrics,
     resolveHost: opts.resolveHost ?? systemResolve,
     orderSource: marketplace && {
       getOrder: async (orderId, o) => {
@@ -197,6 +210,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
         );
         await stopOutbox();
         await stopFlights();
+        await shared?.close();
         if (ownDb) await db.destroy();
         if (embeddedDir) secureDataDir(embeddedDir);
       })()),

@@ -66,6 +66,14 @@ const schema = z.object({
       'must be a hop count (e.g. 1), or a comma-separated list of addresses, CIDR ranges and the names loopback, linklocal, uniquelocal (not "true", which would let every client choose its address)',
     )
     .optional(),
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\//, 'must be a redis:// (or rediss://) URL')
+    .optional(),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'letters, digits and _ . : - (at most 64)')
+    .default('lanka-transfers'),
   ANON_RATE_PER_S: z.coerce.number().min(0.01).max(100000).default(20),
   ANON_BURST: z.coerce.number().int().min(1).max(1000000).default(200),
   SANDBOX_RATE_PER_S: z.coerce.number().min(0.01).max(100000).default(25),
@@ -173,6 +181,10 @@ export interface Config {
   trustProxy: false | number | string[];
   /** Requests without a valid credential, per client address: a token bucket. */
   anonymousLimit: { requestsPerSecond: number; burst: number };
+  /** REDIS_URL: the anonymous limit shared by every instance there (absent: each instance keeps its own). */
+  redisUrl?: string;
+  /** REDIS_KEY_PREFIX: what this deployment's keys in Redis start with (several deployments may share one Redis). */
+  redisKeyPrefix: string;
   /** A sandbox key's limit where an operator has set none (production has none by default). */
   sandboxLimit: { requestsPerSecond: number; burst: number };
   /** Connections held at once per listener; more are closed at accept. */
@@ -262,6 +274,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxBodyBytes: 64 * 1024,
     trustProxy: parseTrustProxy(e.TRUST_PROXY)!,
     anonymousLimit: Object.freeze({ requestsPerSecond: e.ANON_RATE_PER_S, burst: e.ANON_BURST }),
+    redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     sandboxLimit: Object.freeze({ requestsPerSecond: e.SANDBOX_RATE_PER_S, burst: e.SANDBOX_BURST }),
     maxConnections: e.MAX_CONNECTIONS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,

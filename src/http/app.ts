@@ -23,7 +23,7 @@ const unknownRoute: Surface = {
   handle: async (ctx, early) =>
     transfersError(
       ctx,
-      anonymousLimit(ctx) ??
+      (await anonymousLimit(ctx)) ??
         early ??
         new AppError('not_found', `No route ${ctx.method} ${printable(ctx.url.split('?')[0])}. The Transfers API lives under /transfers/v1.`),
     ),
@@ -37,7 +37,7 @@ const unknownOpsRoute: Surface = {
   handle: async (ctx, early) =>
     opsError(
       ctx,
-      anonymousLimit(ctx) ??
+      (await anonymousLimit(ctx)) ??
         early ??
         new AppError(
           'not_found',

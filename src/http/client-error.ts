@@ -40,7 +40,7 @@ export function answerUnparsable(deps: ClientErrorDeps) {
           message: `The request is not valid HTTP/1.1 (${err.code}).`,
           reason: err.code!,
         };
-    refuse(deps, socket, refusal, err.rawPacket ?? Buffer.alloc(0));
+    void refuse(deps, socket, refusal, err.rawPacket ?? Buffer.alloc(0));
   };
 }
 
@@ -48,18 +48,18 @@ export function answerUnparsable(deps: ClientErrorDeps) {
 export function answerConnect(deps: ClientErrorDeps) {
   return (req: IncomingMessage, socket: Socket): void => {
     const head = Buffer.from(`${req.method} ${req.url} HTTP/${req.httpVersion}\r\n`, 'latin1');
-    refuse(deps, socket, { status: 405, code: 'method_not_allowed', message: `${req.method} is not served here.`, reason: 'CONNECT' }, head);
+    void refuse(deps, socket, { status: 405, code: 'method_not_allowed', message: `${req.method} is not served here.`, reason: 'CONNECT' }, head);
   };
 }
 
 /** The most of what arrived that the audit row keeps. */
 const KEPT_HEAD = 1024;
 
-function refuse(deps: ClientErrorDeps, socket: Socket, refusal: Refusal, received: Buffer): void {
+async function refuse(deps: ClientErrorDeps, socket: Socket, refusal: Refusal, received: Buffer): Promise<void> {
   const started = process.hrtime.bigint();
   const requestId = newRequestId();
   const client = socket.remoteAddress ?? null;
-  const wait = deps.limits.anonymous.take(authClient(client ?? undefined), deps.clock.now().getTime());
+  const wait = await deps.limits.anonymous.take(authClient(client ?? undefined), deps.clock.now().getTime());
   const limited = wait > 0;
   const { status, code, message, reason } = limited
     ? { status: 429, code: 'rate_limited', message: 'Too many requests without a valid credential from this address.', reason: refusal.reason }

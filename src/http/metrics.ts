@@ -43,6 +43,17 @@ export class Metrics {
     labelNames: ['reason'] as const,
     registers: [this.registry],
   });
+  readonly rateLimitStoreUp = new Gauge({
+    name: 'rate_limit_store_up',
+    help: 'With REDIS_URL: 1 while the shared store of the anonymous limit answers, 0 while this instance decides alone (its own buckets). Absent without REDIS_URL.',
+    labelNames: ['store'] as const,
+    registers: [this.registry],
+  });
+  readonly rateLimitFallbacks = new Counter({
+    name: 'rate_limit_store_fallbacks_total',
+    help: 'Anonymous requests limited by this instance alone because the shared store (Redis) was not answering.',
+    registers: [this.registry],
+  });
   readonly rateLimited = new Counter({
     name: 'rate_limited_total',
     help: 'Requests answered 429, by scope: anonymous (per client address) or partner (a partner limit).',

@@ -8,7 +8,9 @@ import type { RequestContext } from './types';
  *
  * - anonymous: requests without a valid credential, per client address (an IPv6 /64), in this instance's memory (a token
  *   bucket: ANON_RATE_PER_S a second, bursts of ANON_BURST). Refusing a stranger must cost less than serving
- *   them, so this takes no round trip; with N instances behind a balancer an address gets up to N times the rate.
+ *   them, so this takes no round trip to the database; with N instances behind a balancer an address would get N
+ *   times the rate, so with REDIS_URL the buckets are shared through Redis (one round trip there, none for an
+ *   address already over its limit; this instance's own buckets while Redis is away).
  * - per partner and environment, set by operators: a token bucket in the database, taken from in every request's
  *   final statement (take_rate_token), so several instances hold one limit together. Once the database has said
  *   a partner's bucket is empty, this instance refuses that partner locally until a token is due again.
@@ -35,9 +37,9 @@ export function rateLimited(scope: RateLimitScope, bucket: Bucket, retryAfterSec
 }
 
 /** The anonymous limit for a request without a valid credential: the 429 when its address has no token left. */
-export function anonymousLimit(ctx: RequestContext): AppError | undefined {
+export async function anonymousLimit(ctx: RequestContext): Promise<AppError | undefined> {
   const limiter = ctx.deps.limits.anonymous;
   // Per address, an IPv6 client per /64 (one host usually holds the whole /64).
-  const wait = limiter.take(authClient(ctx.clientAddress), ctx.deps.clock.now().getTime());
+  const wait = await limiter.take(authClient(ctx.clientAddress), ctx.deps.clock.now().getTime());
   return wait > 0 ? rateLimited('anonymous', limiter.bucket, wait) : undefined;
 }

@@ -219,12 +219,12 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
     const q = ctx.url.indexOf('?');
     const pathname = q < 0 ? ctx.url : ctx.url.slice(0, q);
     // A URL over the limit, or a body that did not arrive in time, is refused before anything is looked up.
-    if (early?.code === 'uri_too_long' || early?.code === 'request_timeout') return opts.errorResult(ctx, anonymousLimit(ctx) ?? early);
+    if (early?.code === 'uri_too_long' || early?.code === 'request_timeout') return opts.errorResult(ctx, (await anonymousLimit(ctx)) ?? early);
     const m = match(ctx.method, pathname);
     if ('miss' in m) {
       ctx.operationId = m.miss;
       if (opts.publicRouteMisses || !(await opts.authenticate(ctx, 'route-miss'))) {
-        const limited = anonymousLimit(ctx);
+        const limited = await anonymousLimit(ctx);
         if (limited) return opts.errorResult(ctx, limited);
         if (!opts.publicRouteMisses) return opts.errorResult(ctx, opts.unauthorized(ctx));
       }
@@ -237,7 +237,7 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
     const credentialed = route.schemes.length > 0;
     if (!credentialed || !(await authorised(ctx, route))) {
       // No valid credential: limited per client address; a public route is answered within that limit.
-      const limited = anonymousLimit(ctx);
+      const limited = await anonymousLimit(ctx);
       if (limited) return opts.errorResult(ctx, limited);
       if (credentialed) return opts.errorResult(ctx, opts.unauthorized(ctx));
     }

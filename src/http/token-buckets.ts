@@ -9,11 +9,21 @@ export interface Bucket {
 }
 
 /**
+ * The anonymous limit per client address: this instance's buckets (MemoryTokenBuckets), or, with REDIS_URL, buckets
+ * every instance shares (src/adapters/rate-limits/shared-buckets.ts), which answer after a round trip to Redis.
+ */
+export interface AnonymousLimiter {
+  readonly bucket: Bucket;
+  /** Takes a token for `key` at `nowMs`: 0 when one was there, else the seconds until one will be. */
+  take(key: string, nowMs: number): number | Promise<number>;
+}
+
+/**
  * Token buckets per key in memory, for the anonymous limit. Bounded: at most `maxKeys` addresses are remembered (two
  * generations, the older dropped whole, as BoundedMemory does); an address forgotten starts with a full bucket,
  * which is what an address that stopped sending long ago would have anyway.
  */
-export class MemoryTokenBuckets {
+export class MemoryTokenBuckets implements AnonymousLimiter {
   private young = new Map<string, { tokens: number; at: number }>();
   private old = new Map<string, { tokens: number; at: number }>();
 

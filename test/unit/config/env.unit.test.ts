@@ -92,6 +92,16 @@ describe('Configuration is read once and fails fast', () => {
     expect(() => loadConfig({ DATABASE_URL: pooler, DATABASE_DIRECT_URL: 'mysql://x' })).toThrow(/DATABASE_DIRECT_URL: must be a postgres:\/\/ URL/);
   });
 
+  it('when REDIS_URL is set, then the anonymous limit is shared there under REDIS_KEY_PREFIX; anything but a redis URL stops the start', () => {
+    expect(loadConfig({})).toMatchObject({ redisUrl: undefined, redisKeyPrefix: 'lanka-transfers' });
+    expect(loadConfig({ REDIS_URL: 'redis://10.0.3.9:6379', REDIS_KEY_PREFIX: 'staging' })).toMatchObject({
+      redisUrl: 'redis://10.0.3.9:6379',
+      redisKeyPrefix: 'staging',
+    });
+    expect(() => loadConfig({ REDIS_URL: 'http://10.0.3.9:6379' })).toThrow(/REDIS_URL: must be a redis:\/\//);
+    expect(() => loadConfig({ REDIS_KEY_PREFIX: 'a b' })).toThrow(/REDIS_KEY_PREFIX/);
+  });
+
   it('when a variable is set but empty, then it counts as unset', () => {
     expect(loadConfig({ DATABASE_URL: '', PORT: '' })).toMatchObject({ databaseUrl: undefined, port: 3000 });
   });
