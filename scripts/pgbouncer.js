@@ -65,25 +65,36 @@ function startPgbouncer({ upstream, connectQuery = true }) {
   // Its output goes to a file, not a pipe: the caller may block in spawnSync for a whole phase, and PgBouncer
   // (which also logs to stderr) would stop at the first full pipe buffer.
   const errFile = path.join(dir, 'stderr.log');
-  const errFd = fs.openSync(errFile, 'w');
-  const child = spawn(PROGRAM, [...(asRoot ? ['-u', 'postgres'] : []), ini], { stdio: ['ignore', errFd, errFd] });
-  fs.closeSync(errFd);
-  const stderr = () => fs.readFileSync(errFile, 'utf8');
-  // Ready when it accepts a connection (pg_isready speaks the protocol; a refused port is not ready).
-  for (let i = 0; i < 100; i += 1) {
-    if (spawnSync('pg_isready', ['-q', '-h', '127.0.0.1', '-p', String(port), '-U', user]).status === 0) break;
-    if (child.exitCode !== null) break;
-    spawnSync('sleep', ['0.1']);
-  }
-  if (child.exitCode !== null || spawnSync('pg_isready', ['-q', '-h', '127.0.0.1', '-p', String(port), '-U', user]).status !== 0) {
-    const log = fs.existsSync(path.join(dir, 'pgbouncer.log')) ? fs.readFileSync(path.join(dir, 'pgbouncer.log'), 'utf8') : '';
-    child.kill('SIGKILL');
-    throw new Error(`pgbouncer did not start on port ${port}:\n${stderr().slice(-2000)}${log.slice(-2000)}`);
-  }
+  let child;
+  const ready = () => spawnSync('pg_isready', ['-q', '-h', '127.0.0.1', '-p', String(port), '-U', user]).status === 0;
+  const launch = () => {
+    // A killed PgBouncer leaves its pid file, and a new one refuses to start beside it.
+    fs.rmSync(path.join(dir, 'pgbouncer.pid'), { force: true });
+    const errFd = fs.openSync(errFile, 'a');
+    child = spawn(PROGRAM, [...(asRoot ? ['-u', 'postgres'] : []), ini], { stdio: ['ignore', errFd, errFd] });
+    fs.closeSync(errFd);
+    // Ready when it accepts a connection (pg_isready speaks the protocol; a refused port is not ready).
+    for (let i = 0; i < 100 && child.exitCode === null && !ready(); i += 1) spawnSync('sleep', ['0.1']);
+    if (child.exitCode !== null || !ready()) {
+      const log = fs.existsSync(path.join(dir, 'pgbouncer.log')) ? fs.readFileSync(path.join(dir, 'pgbouncer.log'), 'utf8') : '';
+      child.kill('SIGKILL');
+      throw new Error(`pgbouncer did not start on port ${port}:\n${fs.readFileSync(errFile, 'utf8').slice(-2000)}${log.slice(-2000)}`);
+    }
+  };
+  launch();
   return {
     port,
     dir,
     url: (database) => `postgres://${encodeURIComponent(user)}@127.0.0.1:${port}/${database}`,
+    /** Gone at once, every connection dropped (a crash, or a restart's first half). */
+    kill() {
+      child.kill('SIGKILL');
+      spawnSync('sleep', ['0.2']);
+    },
+    /** Started again on the same port with the same settings (after kill). */
+    start() {
+      launch();
+    },
     stop() {
       child.kill('SIGTERM');
       fs.rmSync(dir, { recursive: true, force: true });

@@ -14,7 +14,8 @@ const PROGRAMS = [
   { program: 'promtool', pkg: 'prometheus', needed: 'the alert-rule tests' },
   { program: 'prometheus', pkg: 'prometheus', needed: 'the scrape test' },
   { program: 'curl', pkg: 'curl', needed: 'the first-start test (it runs the curl that npm start prints)' },
-  { program: '/usr/sbin/pgbouncer', pkg: 'pgbouncer', needed: 'the integration pass through a transaction pooler (PostgreSQL runs)' },
+  { program: '/usr/sbin/pgbouncer', pkg: 'pgbouncer', needed: 'the integration pass through a transaction pooler, and the topology tests (PostgreSQL runs)' },
+  { program: '/usr/sbin/haproxy', pkg: 'haproxy', needed: 'the topology tests (PostgreSQL runs)' },
 ];
 
 const INSTALL_COMMAND = 'node scripts/system-programs.js install';

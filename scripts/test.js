@@ -2,7 +2,8 @@
 //   1. unit   2. integration   3. contract consumers (contracts/pacts cleared first: pact files merge)
 //   4. contract verifications (need the pacts from 3)   5. end-to-end   6. browser (headless Chromium)
 //   7. fuzzing (FUZZ_RUNS, default 2,000)   8. faults against the real process (short; FAULTS_SHORT=0 for the full suite)
-//   On PostgreSQL, after 2: the integration phase again through PgBouncer in transaction mode (integration-pooled).
+//   On PostgreSQL, after 2: the integration phase again through PgBouncer in transaction mode (integration-pooled);
+//   and last, the production topology (HAProxy, three instances, PgBouncer, Redis) under restarts (topology).
 // Extra arguments go to every phase (e.g. a path filter). Each phase's JSON result goes to .jest-results/,
 // and the last line is "N passed, N failed" over all phases.
 const { spawnSync } = require('node:child_process');
@@ -65,6 +66,22 @@ const phases = [
     env: { FAULTS_SHORT: process.env.FAULTS_SHORT ?? '1' },
     before: () => spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' }),
   },
+  // PostgreSQL only: the production topology on loopback (scripts/topology.js: HAProxy, three built instances,
+  // PgBouncer, Redis) under rolling restarts, kill -9 and a pooler restart. The build is the faults phase's.
+  ...(process.env.DATABASE_URL
+    ? [
+        {
+          name: 'topology',
+          projects: ['topology'],
+          extra: ['--runInBand'],
+          before: () => spawnSync('npm', ['run', '--silent', 'build'], { cwd: root, stdio: 'inherit' }),
+          unavailable: () => {
+            const lacking = ['/usr/sbin/haproxy', '/usr/sbin/pgbouncer'].filter((p) => !fs.existsSync(p));
+            return lacking.length ? `${lacking.join(' and ')} (\`node scripts/system-programs.js install\` as root installs them)` : null;
+          },
+        },
+      ]
+    : []),
 ].filter((p) => !only || only.includes(p.name));
 
 const env = {
@@ -99,7 +116,10 @@ const timed = (name, fn) => {
 // The system programs some tests need (chromium, promtool and prometheus, curl): installed first, with the step
 // .ci/run uses, when this may (as root, with apt-get; TEST_INSTALL_SYSTEM_PROGRAMS=false declines); otherwise the
 // tests that need them are skipped, each with a line saying so and how to install it.
-if ((!only || only.some((p) => ['integration', 'integration-pooled', 'browser'].includes(p))) && process.env.TEST_INSTALL_SYSTEM_PROGRAMS !== 'false') {
+if (
+  (!only || only.some((p) => ['integration', 'integration-pooled', 'browser', 'topology'].includes(p))) &&
+  process.env.TEST_INSTALL_SYSTEM_PROGRAMS !== 'false'
+) {
   const programs = require('./system-programs');
   const lacking = programs.missing();
   if (lacking.length && programs.mayInstall()) timed('system programs', () => programs.install());

@@ -29,7 +29,8 @@ export interface Deps {
   /** What production quoting may offer (the fleet's free classes). */
   fleet: FleetCapacity;
   /** Set when the instance is shutting down: requests still arriving are refused cleanly. */
-  lifecycle: { draining: boolean };
+  /** leaving: readiness off, requests still served (DRAIN_DELAY_MS); draining: new requests refused, the rest finish. */
+  lifecycle: { leaving: boolean; draining: boolean };
   /** Resolves webhook hosts (DNS; tests inject their own), at registration and at every delivery. */
   resolveHost: Resolve;
   /** Rate limits: the anonymous buckets (per client address) and what this instance knows of empty partner buckets. */

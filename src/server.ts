@@ -139,7 +139,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     db,
     clock,
     logger,
-    lifecycle: { draining: false },
+    lifecycle: { leaving: false, draining: false },
     keys: new KeyCache(),
     recent: new RecentBookingFacts(),
     marketplaceNotices: marketplaceNoticeBody,
@@ -196,6 +196,12 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     stop: () =>
       (stopping ??= (async () => {
         stopRetention();
+        // First out of the load balancer: readiness answers 503 while requests are still served, until its health
+        // checks have seen it (DRAIN_DELAY_MS; deploy/haproxy.cfg checks every second, out after two failures).
+        if (config.drainDelayMs > 0) {
+          deps.lifecycle.leaving = true;
+          await new Promise((resolve) => setTimeout(resolve, config.drainDelayMs));
+        }
         // Requests already running finish; a request arriving on an open connection meanwhile is refused cleanly
         // (503, Retry-After, Connection: close); new connections are refused by the closed listener.
         deps.lifecycle.draining = true;

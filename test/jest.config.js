@@ -37,5 +37,6 @@ module.exports = {
     { ...base, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.browser.test.ts'] },
     { ...base, displayName: 'fuzz', testMatch: ['<rootDir>/test/fuzz/**/*.fuzz.test.ts'] },
     { ...base, displayName: 'faults', testMatch: ['<rootDir>/test/faults/**/*.fault.test.ts'] },
+    { ...base, displayName: 'topology', testMatch: ['<rootDir>/test/topology/**/*.test.ts'] },
   ],
 };

@@ -79,6 +79,7 @@ const schema = z.object({
   SANDBOX_RATE_PER_S: z.coerce.number().min(0.01).max(100000).default(25),
   SANDBOX_BURST: z.coerce.number().int().min(1).max(1000000).default(250),
   MAX_CONNECTIONS: z.coerce.number().int().min(1).max(1000000).default(1024),
+  DRAIN_DELAY_MS: z.coerce.number().int().min(0).max(60000).default(0),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1000).max(30000).default(30000),
   HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1000).max(20000).default(20000),
   FIRST_BYTE_TIMEOUT_MS: z.coerce.number().int().min(500).max(60000).default(5000),
@@ -193,6 +194,11 @@ export interface Config {
   maxConnectionsPerClient: number;
   /** A connection that sends no byte within this time of accept is closed. */
   firstByteTimeoutMs: number;
+  /**
+   * On SIGTERM, /readyz answers 503 for this long while requests are still served, so that a load balancer's health
+   * checks take the instance out before it stops accepting (DRAIN_DELAY_MS; 0: stop at once).
+   */
+  drainDelayMs: number;
   /** A request's head must arrive within headersTimeoutMs, and its body within requestTimeoutMs after the head. */
   requestTimeoutMs: number;
   headersTimeoutMs: number;
@@ -278,6 +284,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     sandboxLimit: Object.freeze({ requestsPerSecond: e.SANDBOX_RATE_PER_S, burst: e.SANDBOX_BURST }),
     maxConnections: e.MAX_CONNECTIONS,
+    drainDelayMs: e.DRAIN_DELAY_MS,
     requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
     maxConnectionsPerClient: e.MAX_CONNECTIONS_PER_CLIENT,

@@ -15,7 +15,7 @@ export function readiness(deps: Deps): () => Promise<boolean> {
   const known = knownMigrations();
   let cached: { at: number; ready: Promise<boolean> } | undefined;
   return () => {
-    if (deps.lifecycle.draining) return Promise.resolve(false);
+    if (deps.lifecycle.leaving || deps.lifecycle.draining) return Promise.resolve(false);
     const now = deps.clock.now().getTime();
     if (!cached || now - cached.at > READY_CACHE_MS) cached = { at: now, ready: databaseReady(deps.db, known) };
     return cached.ready;

@@ -21,7 +21,7 @@ async function surfaceReturning(body: unknown, mode: 'enforce' | 'log' | 'off') 
     db: null as never,
     clock: systemClock,
     logger,
-    lifecycle: { draining: false },
+    lifecycle: { leaving: false, draining: false },
     keys: new KeyCache(),
     recent: new RecentBookingFacts(),
     marketplaceNotices: () => ({}),
