@@ -57,6 +57,10 @@ export function makeKnex(
       directory: MIGRATIONS_DIR,
       loadExtensions: ['.js', '.ts'],
       ...(config.databaseSchema ? { schemaName: config.databaseSchema } : {}),
+      // A rolling upgrade: the release still serving (or restarting) finds migrations of the next one already applied.
+      // They only expand the schema (docs/operations.md#rolling-upgrades-expand-then-contract), so it runs on: knex
+      // would otherwise refuse to start ("corrupt migration directory"). Its own missing migrations still apply.
+      disableMigrationsListValidation: true,
     },
     acquireConnectionTimeout: 30_000,
   };
