@@ -66,14 +66,16 @@ function startPgbouncer({ upstream, connectQuery = true }) {
   // (which also logs to stderr) would stop at the first full pipe buffer.
   const errFile = path.join(dir, 'stderr.log');
   let child;
-  const ready = () => spawnSync('pg_isready', ['-q', '-h', '127.0.0.1', '-p', String(port), '-U', user]).status === 0;
+  // Ready when it accepts a TCP connection. Not pg_isready: that logs in, and PgBouncer then connects to the server,
+  // which may sit behind something in this very process (a test's proxy) that a synchronous wait would block.
+  const probe = `require('net').connect(${port}, '127.0.0.1').on('connect', () => process.exit(0)).on('error', () => process.exit(1))`;
+  const ready = () => spawnSync(process.execPath, ['-e', probe], { timeout: 2000 }).status === 0;
   const launch = () => {
     // A killed PgBouncer leaves its pid file, and a new one refuses to start beside it.
     fs.rmSync(path.join(dir, 'pgbouncer.pid'), { force: true });
     const errFd = fs.openSync(errFile, 'a');
     child = spawn(PROGRAM, [...(asRoot ? ['-u', 'postgres'] : []), ini], { stdio: ['ignore', errFd, errFd] });
     fs.closeSync(errFd);
-    // Ready when it accepts a connection (pg_isready speaks the protocol; a refused port is not ready).
     for (let i = 0; i < 100 && child.exitCode === null && !ready(); i += 1) spawnSync('sleep', ['0.1']);
     if (child.exitCode !== null || !ready()) {
       const log = fs.existsSync(path.join(dir, 'pgbouncer.log')) ? fs.readFileSync(path.join(dir, 'pgbouncer.log'), 'utf8') : '';

@@ -12,6 +12,8 @@ const path = require('node:path');
 
 const root = path.join(__dirname, '..');
 const only = process.env.TEST_PHASES ? process.env.TEST_PHASES.split(',') : null;
+// TEST_SKIP_PHASES: phases left out (CI's PostgreSQL pass leaves out the browser phase, run by the embedded pass).
+const skipped = (process.env.TEST_SKIP_PHASES ?? '').split(',').filter(Boolean);
 const label = process.env.TEST_RUN_LABEL || (process.env.DATABASE_URL ? 'postgres' : 'embedded');
 const outDir = path.join(root, '.jest-results');
 fs.mkdirSync(outDir, { recursive: true });
@@ -82,7 +84,7 @@ const phases = [
         },
       ]
     : []),
-].filter((p) => !only || only.includes(p.name));
+].filter((p) => (!only || only.includes(p.name)) && !skipped.includes(p.name));
 
 const env = {
   ...process.env,

@@ -45,11 +45,20 @@ async function until(url, status = 200, ms = 60_000) {
   }
 }
 
-function psql(url, sql) {
-  const r = spawnSync('psql', [url, '-v', 'ON_ERROR_STOP=1', '-qAtc', sql], { encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`psql: ${r.stderr}`);
-  return r.stdout.trim();
+/** Runs a program to its end without blocking this process (which may hold a test's proxy to the database). */
+function run(cmd, args, options = {}) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (err += c));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out.trim()) : reject(new Error(`${cmd} exited ${code}: ${err}${out}`))));
+  });
 }
+
+const psql = (url, sql) => run('psql', [url, '-v', 'ON_ERROR_STOP=1', '-qAtc', sql]);
 
 /** deploy/haproxy.cfg with this run's listening address and servers; every other setting as deployed. */
 function haproxyConfig(port, servers) {
@@ -80,7 +89,7 @@ async function startTopology({
   if (!fs.existsSync(path.join(ROOT, 'dist/src/main.js'))) throw new Error('dist/src/main.js is missing: npm run build first');
   if (!fs.existsSync(HAPROXY)) throw new Error(`${HAPROXY} is missing: \`node scripts/system-programs.js install\` as root installs it`);
   const name = fresh ? `topology_${crypto.randomBytes(4).toString('hex')}` : database;
-  if (psql(databaseUrl, `select count(*) from pg_database where datname = '${name}'`) === '0') psql(databaseUrl, `create database ${name}`);
+  if ((await psql(databaseUrl, `select count(*) from pg_database where datname = '${name}'`)) === '0') await psql(databaseUrl, `create database ${name}`);
   const pooler = startPgbouncer({ upstream: databaseUrl });
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lanka-topology-'));
   const operatorToken = `op_topology_${crypto.randomBytes(16).toString('hex')}`;
@@ -101,8 +110,7 @@ async function startTopology({
     ...env,
   };
   log(`migrating ${name} (direct)…`);
-  const migrated = spawnSync(process.execPath, ['dist/src/cli/migrate.js'], { cwd: ROOT, env: common, encoding: 'utf8' });
-  if (migrated.status !== 0) throw new Error(`migrations failed: ${migrated.stderr}${migrated.stdout}`);
+  await run(process.execPath, ['dist/src/cli/migrate.js'], { cwd: ROOT, env: common });
 
   const members = [];
   for (let i = 0; i < count; i += 1) {
@@ -179,7 +187,7 @@ async function startTopology({
       haproxy.kill('SIGTERM');
       await Promise.all(members.map((m) => m.stop('SIGTERM')));
       pooler.stop();
-      if (fresh) psql(databaseUrl, `drop database if exists ${name} with (force)`);
+      if (fresh) await psql(databaseUrl, `drop database if exists ${name} with (force)`);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { startWebhookReceiver, type WebhookReceiver } from '../../simulators/partner/webhook-receiver';
 import { describeIf, hasProgram, needsPostgres, needsProgram } from '../support/skip';
 import { backend } from '../support/test-app';
+import { outageProxy } from '../support/tcp-proxy';
 
 /** scripts/topology.js (plain JavaScript: `npm run topology` runs it too). */
 interface Instance {
@@ -175,12 +176,15 @@ describeIf(here, why)('The production topology: HAProxy, three instances, PgBoun
   let key: string;
   let partnerId: string;
   let receiver: WebhookReceiver;
+  // PostgreSQL as everything in the topology reaches it: through a proxy the test can cut, as a restart would.
+  const server = new URL(process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test');
+  const database = outageProxy(server.hostname, Number(server.port || 5432));
 
   const ops = (method: string, path: string, body?: unknown) =>
     request(t.instances[0].opsUrl, method, `/ops/v1${path}`, { headers: { Authorization: `Bearer ${t.operatorToken}` }, body });
   const sql = async <R>(text: string): Promise<R[]> => {
     const { default: knex } = await import('knex');
-    const url = new URL(process.env.DATABASE_URL!);
+    const url = new URL(server.toString());
     url.pathname = `/${t.name}`;
     const db = knex({ client: 'pg', connection: url.toString() });
     try {
@@ -192,7 +196,15 @@ describeIf(here, why)('The production topology: HAProxy, three instances, PgBoun
 
   beforeAll(async () => {
     // The sandbox key's default limit (25 a second) would refuse the load: these tests are about restarts.
-    t = await startTopology({ fresh: true, env: { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', SANDBOX_RATE_PER_S: '10000', SANDBOX_BURST: '100000' } });
+    await database.open();
+    const viaProxy = new URL(server.toString());
+    viaProxy.hostname = '127.0.0.1';
+    viaProxy.port = String(database.port);
+    t = await startTopology({
+      databaseUrl: viaProxy.toString(),
+      fresh: true,
+      env: { WEBHOOKS_ALLOW_PRIVATE_TARGETS: 'true', SANDBOX_RATE_PER_S: '10000', SANDBOX_BURST: '100000' },
+    });
     const p = await ops('POST', '/partners', { name: 'Topology Travel' });
     partnerId = p.body.partner_id;
     key = (await ops('POST', `/partners/${partnerId}/keys`, { env: 'sandbox' })).body.key;
@@ -203,6 +215,7 @@ describeIf(here, why)('The production topology: HAProxy, three instances, PgBoun
   afterAll(async () => {
     await receiver?.close();
     await t?.stop();
+    await database.cut();
   });
 
   /** The database's view of what the clients were told: every booking there, once, with its audit row. */
@@ -310,6 +323,41 @@ describeIf(here, why)('The production topology: HAProxy, three instances, PgBoun
     // Every 5xx a client saw was a 503 with Retry-After (the service's, or HAProxy's own with every instance out).
     expect(Object.keys(tally.statuses).filter((s) => Number(s) >= 500 && s !== '503')).toEqual([]);
   }, 240_000);
+
+  it('when PostgreSQL goes away for a few seconds under load (a restart), then clients get 503 with Retry-After, never 500, and once it is back nothing is lost', async () => {
+    const load = clients(t, key, 4, true);
+    await sleep(1500);
+    await database.cut();
+    const down = await request(t.url, 'GET', '/transfers/v1/ping', { key });
+    await sleep(3000);
+    await database.open();
+    await sleep(5000);
+    const tally = await load.stop();
+    const { lost } = await accountFor(tally);
+    console.log(
+      `database restart: ${tally.sent} requests, ${tally.failed.length} failed after retries, ${lost.length} lost; statuses ${JSON.stringify(tally.statuses)}`,
+    );
+    expect(down.status).toBe(503);
+    expect(down.headers['retry-after']).toBeDefined();
+    expect(Object.keys(tally.statuses).filter((s) => Number(s) >= 500 && s !== '503')).toEqual([]);
+    expect(tally.failed).toEqual([]);
+    expect(lost).toEqual([]);
+  }, 240_000);
+
+  it('when one address floods the three instances through HAProxy without a key, then together they let its burst through (within 20 %), with Redis', async () => {
+    const statuses: number[] = [];
+    for (let i = 0; i < 600; i += 20) {
+      const batch = await Promise.all(Array.from({ length: 20 }, () => request(t.url, 'GET', '/transfers/v1/ping', { from: '127.0.0.9' })));
+      statuses.push(...batch.map((a) => a.status));
+    }
+    const through = statuses.filter((s) => s === 401).length;
+    console.log(
+      `anonymous flood through HAProxy: ${statuses.length} requests, ${through} let through (burst 200), ${statuses.filter((s) => s === 429).length} refused`,
+    );
+    expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
+    expect(through).toBeGreaterThanOrEqual(160);
+    expect(through).toBeLessThanOrEqual(240);
+  });
 
   it("when a client sends through HAProxy, then the audit log has the client's own address, not one it forged in X-Forwarded-For", async () => {
     const a = await request(t.url, 'GET', '/transfers/v1/ping', { key, from: '127.0.0.7', headers: { 'X-Forwarded-For': '203.0.113.66' } });
