@@ -9,7 +9,14 @@ import path from 'node:path';
 import type { LoadOutcome, LoadSpec } from './load-generator';
 import type { CeilingResult, CeilingSpec } from './ceiling';
 
-export const REPO_ROOT = path.resolve(__dirname, '../..');
+/** The repository: the nearest folder above with a package.json (dist/bench when built, bench/ under ts-jest). */
+function repoRoot(from: string): string {
+  for (let dir = from; ; dir = path.dirname(dir)) {
+    if (fs.existsSync(path.join(dir, 'package.json')) && fs.existsSync(path.join(dir, 'migrations'))) return dir;
+    if (path.dirname(dir) === dir) return path.resolve(from, '../..');
+  }
+}
+export const REPO_ROOT = repoRoot(__dirname);
 const children = new Set<ChildProcess>();
 
 /** Kills every child still running (on an interrupt). */
