@@ -104,7 +104,7 @@ function startPgbouncer({ upstream, connectQuery = true }) {
   };
 }
 
-module.exports = { startPgbouncer, PROGRAM };
+module.exports = { startPgbouncer, freePort, PROGRAM };
 
 // `node scripts/pgbouncer.js [upstream]`: one PgBouncer in front of DATABASE_URL (or the given server) until Ctrl-C,
 // for running test files through it by hand (TEST_DATABASE_POOLER=<the address printed>).

@@ -6,23 +6,16 @@
 //                                         (default redis://127.0.0.1:6379); a database `lanka_topology` on that server
 //
 // Each instance can be stopped (SIGTERM or SIGKILL) and started again on its ports, as a rolling restart does.
-const { spawn, spawnSync } = require('node:child_process');
+const { spawn } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { startPgbouncer } = require('./pgbouncer');
+const { freePort, startPgbouncer } = require('./pgbouncer');
 
 const ROOT = path.join(__dirname, '..');
 const HAPROXY = '/usr/sbin/haproxy';
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-function freePort() {
-  const r = spawnSync(process.execPath, ['-e', "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{console.log(s.address().port);s.close()})"], {
-    encoding: 'utf8',
-  });
-  return Number(r.stdout.trim());
-}
 
 const onDatabase = (url, name) => {
   const u = new URL(url);
