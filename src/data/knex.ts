@@ -48,9 +48,8 @@ export function makeKnex(
   // Every session waits at most this long for a row lock (then 55P03) and runs no statement longer (then 57014).
   // Behind a transaction pooler a session's SET would land on whichever server session served it: there the
   // pooler sets them on each server connection (deploy/pgbouncer.ini's connect_query), and the start checks them.
-  const session = config.databasePooled
-    ? undefined
-    : `set lock_timeout = ${sessionTimeouts(config).lockTimeoutMs}; set statement_timeout = ${sessionTimeouts(config).statementTimeoutMs}`;
+  const { lockTimeoutMs, statementTimeoutMs } = sessionTimeouts(config);
+  const session = config.databasePooled ? undefined : `set lock_timeout = ${lockTimeoutMs}; set statement_timeout = ${statementTimeoutMs}`;
   const common: Partial<Knex.Config> = {
     ...knexSnakeCaseMappers(),
     migrations: {

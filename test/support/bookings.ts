@@ -27,6 +27,18 @@ export async function quote(call: Call, key: string, o: QuoteOptions = {}): Prom
   return r;
 }
 
+export const PASSENGER = { first_name: 'Ayesha', last_name: 'Perera', email: 'ayesha@example.com', phone: '+94771234567' };
+
+/** A booking request for a quote's first offer (two adults with two bags, an arriving flight) under `reference`. */
+export const firstOfferBooking = (quote: { quote_id: string; offers: Array<{ offer_id: string }> }, reference: string) => ({
+  quote_id: quote.quote_id,
+  offer_id: quote.offers[0].offer_id,
+  partner_reference: reference,
+  passenger: PASSENGER,
+  passengers: { adults: 2, luggage: 2 },
+  flight_number: 'UL504',
+});
+
 /** Quotes, then books the offer of `vehicle` (a standard car unless said), expecting 201: the booking and its offer. */
 export async function quoteAndBook(call: Call, key: string, o: QuoteOptions & { vehicle?: string; reference?: string } = {}) {
   const q = await quote(call, key, o);

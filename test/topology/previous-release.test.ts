@@ -9,11 +9,11 @@ import { REPO_ROOT } from '../../bench/processes';
 import { startWebhookReceiver, type WebhookReceiver } from '../../simulators/partner/webhook-receiver';
 import { describeIf, needsPostgres } from '../support/skip';
 import { backend } from '../support/test-app';
+import { firstOfferBooking } from '../support/bookings';
 
 /** The release before this one: PREVIOUS_RELEASE, else the commit deploy/previous-release names. */
 const PREVIOUS = process.env.PREVIOUS_RELEASE ?? fs.readFileSync(path.join(REPO_ROOT, 'deploy/previous-release'), 'utf8').split('\n')[0].trim();
 const TOKEN = `op_upgrade_${randomBytes(16).toString('hex')}`;
-const PASSENGER = { first_name: 'Ayesha', last_name: 'Perera', email: 'ayesha@example.com', phone: '+94771234567' };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Service {
@@ -77,14 +77,7 @@ async function smoke(base: string, key: string) {
   const b = await call(base, 'POST', '/transfers/v1/bookings', {
     key,
     headers: { 'Idempotency-Key': reference },
-    body: {
-      quote_id: q.body.quote_id,
-      offer_id: q.body.offers[0].offer_id,
-      partner_reference: reference,
-      passenger: PASSENGER,
-      passengers: { adults: 2, luggage: 2 },
-      flight_number: 'UL504',
-    },
+    body: firstOfferBooking(q.body, reference),
   });
   expect(b.status).toBe(201);
   const ref = b.body.booking_ref as string;

@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { startWebhookReceiver, type WebhookReceiver } from '../../simulators/partner/webhook-receiver';
 import { describeIf, hasProgram, needsPostgres, needsProgram } from '../support/skip';
 import { backend } from '../support/test-app';
+import { firstOfferBooking } from '../support/bookings';
 import { outageProxy } from '../support/tcp-proxy';
 
 /** scripts/topology.js (plain JavaScript: `npm run topology` runs it too). */
@@ -32,7 +33,6 @@ const here = backend === 'postgres' && (required || !missing);
 const why = backend !== 'postgres' ? needsPostgres('PgBouncer and three instances share a PostgreSQL server') : needsProgram(missing ?? programs[0]);
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const PASSENGER = { first_name: 'Ayesha', last_name: 'Perera', email: 'ayesha@example.com', phone: '+94771234567' };
 
 interface Answer {
   status: number;
@@ -136,14 +136,7 @@ function clients(t: Topology, key: string, loops: number, retry: boolean, pace =
         {
           key,
           headers: { 'Idempotency-Key': reference },
-          body: {
-            quote_id: q.body.quote_id,
-            offer_id: q.body.offers[0].offer_id,
-            partner_reference: reference,
-            passenger: PASSENGER,
-            passengers: { adults: 2, luggage: 2 },
-            flight_number: 'UL504',
-          },
+          body: firstOfferBooking(q.body, reference),
         },
         (s) => s === 201 || s === 200,
       );

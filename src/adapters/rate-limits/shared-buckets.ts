@@ -43,7 +43,6 @@ export class SharedAnonymousBuckets {
       commandTimeout: 500,
       // Reconnect for ever, at most every 2 s: the limit comes back by itself when Redis does.
       retryStrategy: (times) => Math.min(times * 200, 2000),
-      lazyConnect: false,
     });
     this.redis.on('ready', () => observer.storeUp(true));
     for (const event of ['close', 'end'] as const) this.redis.on(event, () => observer.storeUp(false));

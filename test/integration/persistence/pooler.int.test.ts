@@ -1,7 +1,7 @@
 import { pooledDatabase, startTestApp, type TestApp, type TestDatabase } from '../../support/test-app';
 import { client } from '../../support/http';
 import { operator } from '../../support/fixtures';
-import { quote } from '../../support/bookings';
+import { firstOfferBooking, quote } from '../../support/bookings';
 import { capturedLogger } from '../../support/logs';
 import { backend } from '../../support/test-app';
 import { describeIf, hasProgram, needsPostgres, needsProgram } from '../../support/skip';
@@ -17,8 +17,6 @@ const { startPgbouncer } = require('../../../scripts/pgbouncer') as { startPgbou
 const PGBOUNCER = '/usr/sbin/pgbouncer';
 const here = backend === 'postgres' && (process.env.TEST_REQUIRE_SYSTEM_PROGRAMS === 'true' || hasProgram(PGBOUNCER));
 const why = backend !== 'postgres' ? needsPostgres('PgBouncer sits in front of a PostgreSQL server') : needsProgram(PGBOUNCER);
-
-const PASSENGER = { first_name: 'Nimal', last_name: 'Silva', email: 'nimal@example.com', phone: '+94771234567' };
 
 /**
  * The service behind PgBouncer in transaction mode (deploy/pgbouncer.ini), as production runs it: the tries the
@@ -54,14 +52,7 @@ describeIf(here, why)('Behind a transaction pooler', () => {
           call('POST', '/transfers/v1/bookings', {
             key,
             headers: h,
-            body: {
-              quote_id: q.body.quote_id,
-              offer_id: q.body.offers[0].offer_id,
-              partner_reference: ref,
-              passenger: PASSENGER,
-              passengers: { adults: 2, luggage: 2 },
-              flight_number: 'UL504',
-            },
+            body: firstOfferBooking(q.body, ref),
           }),
       };
     };
