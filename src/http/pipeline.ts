@@ -7,7 +7,7 @@ import { combine } from '../data/write';
 import { commitWithAudit, jsonbText, type AuditEntry } from '../data/repositories/audit-repository';
 import { isStaleCredentials } from '../data/repositories/partners-repository';
 import { rateLimitedFor } from '../data/repositories/rate-limits-repository';
-import { isContention } from '../data/errors';
+import { isContention, isLockTimeout } from '../data/errors';
 import type { Deps } from '../deps';
 import { auditRequestBody, auditRequestHeaders, auditResponseBody } from './audit-entry';
 import { discard, MAX_URL_BYTES, payloadTooLarge, readBody, requestTimeout, traceIdOf, uriTooLong } from './request-intake';
@@ -29,8 +29,9 @@ type Req = IncomingMessage & { originalUrl?: string; ip?: string };
  * only then answer.
  *
  * This is the only code that commits. Nothing changes without its audit record: if the row cannot be written the
- * change rolls back. What the client then hears depends on why: the database unreachable (or the audit log
- * refusing the row) is 503 with Retry-After; anything else is a bug on our side, answered 500 and audited on its own.
+ * change rolls back. What the client then hears depends on why: the database unreachable, a row held elsewhere past
+ * lock_timeout, or the audit log refusing the row, is 503 with Retry-After; anything else is a bug on our side,
+ * answered 500 and audited on its own.
  *
  * A request refused before its operation ran (no valid credential, an unknown route, too large, rate limited) costs
  * a small audit row: its URL is kept whole up to 2 KiB, its body as a trace (size, digest, first KiB).
@@ -146,6 +147,12 @@ async function run(surface: Surface, ctx: RequestContext, work: () => Promise<Ha
   } catch (e) {
     await abandon(ctx);
     if (e instanceof AppError) return surface.errorResult(ctx, e);
+    // A row held by another transaction past lock_timeout, where the operation had no race to settle: busy, not a
+    // bug. The client retries with its Idempotency-Key; the log names it for whoever looks for the holder.
+    if (isLockTimeout(e)) {
+      ctx.deps.logger.warn({ err: e, requestId: ctx.requestId }, 'a row stayed locked past lock_timeout: answered 503');
+      return surface.errorResult(ctx, serviceUnavailable());
+    }
     ctx.deps.logger.error({ err: e, requestId: ctx.requestId }, 'unhandled error');
     return surface.errorResult(ctx, internalError());
   }

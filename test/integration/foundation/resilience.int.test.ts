@@ -7,6 +7,7 @@ import { makeKnex } from '../../../src/data/knex';
 import { startServer } from '../../../src/server';
 import { describeOnPostgres } from '../../support/skip';
 import { eventually } from '../../support/eventually';
+import { quoteAndBook } from '../../support/bookings';
 
 describeOnPostgres('a TCP proxy in front of a database server is cut; the embedded database has no connection to cut')(
   'When the database goes away and comes back',
@@ -60,6 +61,40 @@ describeOnPostgres('a TCP proxy in front of a database server is cut; the embedd
     });
   },
 );
+
+describeOnPostgres('the embedded database has one connection: nothing else can hold a row')('When another transaction holds a row past lock_timeout', () => {
+  let app: TestApp;
+  beforeAll(async () => {
+    app = await startTestApp({ env: { IDEMPOTENCY_WAIT_MS: '300' } });
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('then a request that needs it is answered 503 with Retry-After (busy, not a bug), audited, and changes nothing; retried once the row is free, it runs', async () => {
+    const p = await operator(app.url).partnerWithKeys('Locked Row Travel');
+    const call = client(app.url);
+    const { booking } = await quoteAndBook(call, p.testKey);
+    const ref = booking.booking_ref as string;
+    // Another session (a stuck transaction, an operator's console) holds the booking's row.
+    const holder = await app.db.transaction();
+    try {
+      await holder.raw('select 1 from bookings where booking_ref = ? for update', [ref]);
+      const busy = await call('POST', `/transfers/v1/bookings/${ref}/cancel`, { key: p.testKey, headers: { 'Idempotency-Key': `cancel-${ref}` } });
+      expect(busy.status).toBe(503);
+      expect(busy.headers.get('retry-after')).toBe('2');
+      expect(busy.body.error.code).toBe('service_unavailable');
+      const audited = await app.db('audit_log').where({ requestId: busy.headers.get('x-request-id') });
+      expect(audited.map((a) => a.status)).toEqual([503]);
+    } finally {
+      await holder.rollback();
+    }
+    expect((await app.db('bookings').where({ bookingRef: ref }).first()).status).toBe('confirmed');
+    const done = await call('POST', `/transfers/v1/bookings/${ref}/cancel`, { key: p.testKey, headers: { 'Idempotency-Key': `cancel-${ref}` } });
+    expect(done.status).toBe(200);
+    expect(done.body.status).toBe('cancelled');
+  });
+});
 
 describe('Graceful shutdown', () => {
   let app: TestApp;
