@@ -10,10 +10,17 @@ export function outageProxy(targetHost: string, targetPort: number) {
       new Promise<void>((resolve) => {
         server = net.createServer((client) => {
           const upstream = net.connect(targetPort, targetHost);
-          for (const s of [client, upstream]) {
+          // Either side gone (ended, or reset as a killed process's socket is) closes the other: as with a direct
+          // connection, PostgreSQL then ends the session and releases what its open transaction held. (pipe() alone
+          // ends the other side only on a clean end, and left a reset client's transaction open, its locks held.)
+          const pair = [client, upstream];
+          for (const s of pair) {
             sockets.add(s);
             s.on('error', () => undefined);
-            s.on('close', () => sockets.delete(s));
+            s.on('close', () => {
+              sockets.delete(s);
+              for (const other of pair) other.destroy();
+            });
           }
           client.pipe(upstream).pipe(client);
         });

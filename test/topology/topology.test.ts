@@ -14,6 +14,8 @@ interface Instance {
   pid?: number;
   start(): Promise<void>;
   stop(signal?: NodeJS.Signals): Promise<string | number | null>;
+  /** Everything it has logged (pino's JSON lines). */
+  log(): string;
 }
 interface Topology {
   url: string;
@@ -81,6 +83,37 @@ function request(
     req.on('timeout', () => req.destroy());
     req.end(body);
   });
+}
+
+/**
+ * The instances' error lines (pino level 50 and up), shortened: printed when a client saw a 5xx it should not
+ * have, so that a failure on a CI machine says which error the service did not classify.
+ */
+function serviceErrors(t: Topology): string[] {
+  const lines: string[] = [];
+  for (const m of t.instances) {
+    for (const line of m.log().split('\n')) {
+      if (!line.startsWith('{')) continue;
+      try {
+        const l = JSON.parse(line) as { level: number; msg?: string; err?: { type?: string; code?: string; message?: string; stack?: string } };
+        if (l.level < 50) continue;
+        const at = l.err?.stack
+          ?.split('\n')
+          .slice(1, 4)
+          .map((f) => f.trim())
+          .join(' ← ');
+        lines.push(`${m.name}: ${l.msg} | ${l.err?.type} ${l.err?.code ?? ''} ${l.err?.message ?? ''} | ${at ?? ''}`);
+      } catch {
+        // not one of the service's lines
+      }
+    }
+  }
+  return lines.slice(-20);
+}
+
+/** Prints the service's error lines when the clients saw a 500 (which the assertions then refuse). */
+function explain500(t: Topology, tally: { statuses: Record<string, number> }): void {
+  if (tally.statuses['500']) console.log(`the service's errors:\n${serviceErrors(t).join('\n')}`);
 }
 
 /** What the clients saw, and the bookings they were told about. */
@@ -241,6 +274,7 @@ describeIf(here, why)('The production topology: HAProxy, three instances, PgBoun
     console.log(
       `rolling restart: ${tally.sent} requests, ${tally.failed.length} failed, ${refs.length} bookings made, ${lost.length} lost, ${inDb.size - refs.length} unknown to the clients; statuses ${JSON.stringify(tally.statuses)}`,
     );
+    explain500(t, tally);
     expect(tally.failed).toEqual([]);
     expect(refs.length).toBeGreaterThan(20);
     expect(lost).toEqual([]);
@@ -285,6 +319,7 @@ describeIf(here, why)('The production topology: HAProxy, three instances, PgBoun
     console.log(
       `kill -9: ${tally.sent} requests, ${tally.failed.length} failed after retries, ${before.refs.length} bookings made, ${before.lost.length} lost; statuses ${JSON.stringify(tally.statuses)}`,
     );
+    explain500(t, tally);
     expect(tally.failed).toEqual([]);
     expect(before.lost).toEqual([]);
     // No booking the clients were not told of: each key made one.
@@ -308,6 +343,7 @@ describeIf(here, why)('The production topology: HAProxy, three instances, PgBoun
     console.log(
       `pooler restart: ${tally.sent} requests, ${tally.failed.length} failed after retries, ${tally.booked.size} bookings in all, ${lost.length} lost; statuses ${JSON.stringify(tally.statuses)}`,
     );
+    explain500(t, tally);
     expect(tally.statuses['500'] ?? 0).toBe(0);
     expect(tally.failed).toEqual([]);
     expect(lost).toEqual([]);
@@ -330,6 +366,7 @@ describeIf(here, why)('The production topology: HAProxy, three instances, PgBoun
     console.log(
       `database restart: ${tally.sent} requests, ${tally.failed.length} failed after retries, ${lost.length} lost; statuses ${JSON.stringify(tally.statuses)}`,
     );
+    explain500(t, tally);
     expect(down.status).toBe(503);
     expect(down.headers['retry-after']).toBeDefined();
     expect(Object.keys(tally.statuses).filter((s) => Number(s) >= 500 && s !== '503')).toEqual([]);
