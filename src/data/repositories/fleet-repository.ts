@@ -17,6 +17,20 @@ export interface VehicleRecord {
   createdAt: Date;
 }
 
+/** A driver's base: a located place, as a job's places are. */
+export interface BaseRecord {
+  name: string;
+  resolved_name: string;
+  lat: number;
+  lon: number;
+}
+
+/** A driver's working hours as stored (Sri Lanka time; see domain/drivers/shifts). */
+export interface ShiftsRecord {
+  weekly: Array<{ weekday: number; starts: string; ends: string }>;
+  exceptions: Array<{ date: string; off: true } | { date: string; starts: string; ends: string }>;
+}
+
 export interface DriverRecord {
   driverId: string;
   name: string;
@@ -24,10 +38,16 @@ export interface DriverRecord {
   languages: string[];
   active: boolean;
   createdAt: Date;
+  base: BaseRecord | null;
+  usualVehicleId: string | null;
+  /** Null: no hours set (assignments are not checked against any). */
+  shifts: ShiftsRecord | null;
+  shiftsUpdatedAt: Date | null;
 }
 
 const VEHICLE = `vehicle_id as "vehicleId", fleet_code as "fleetCode", plate, brand, model, colour, equipment, active, created_at as "createdAt"`;
-const DRIVER = `driver_id as "driverId", name, phone, languages, active, created_at as "createdAt"`;
+const DRIVER = `driver_id as "driverId", name, phone, languages, active, created_at as "createdAt", base, usual_vehicle_id as "usualVehicleId",
+  shifts, shifts_updated_at as "shiftsUpdatedAt"`;
 
 const insertVehicleStmt = sql(`
   insert into vehicles (vehicle_id, fleet_code, plate, brand, model, colour, equipment, created_at) values ($1, $2, $3, $4, $5, $6, $7::jsonb, $8)
@@ -65,8 +85,10 @@ export async function listVehicles(db: Sql, q: { fleetCode?: string; active?: bo
 }
 
 const findVehicleStmt = sql(`select ${VEHICLE} from vehicles where vehicle_id = $1`);
-export async function findVehicle(db: Sql, vehicleId: string): Promise<VehicleRecord | undefined> {
-  return (await db.query<VehicleRecord>(findVehicleStmt, [vehicleId]))[0];
+const findVehicleLocked = sql(`select ${VEHICLE} from vehicles where vehicle_id = $1 for update`);
+/** `lock`: held until the transaction ends, so that assignments of one vehicle take turns. */
+export async function findVehicle(db: Sql, vehicleId: string, lock = false): Promise<VehicleRecord | undefined> {
+  return (await db.query<VehicleRecord>(lock ? findVehicleLocked : findVehicleStmt, [vehicleId]))[0];
 }
 
 const deactivateVehicleStmt = sql(
@@ -82,7 +104,7 @@ export async function setVehicleEquipment(db: Sql, vehicleId: string, equipment:
 }
 
 const insertDriverStmt = sql(`insert into drivers (driver_id, name, phone, languages, created_at) values ($1, $2, $3, $4::text[], $5) returning ${DRIVER}`);
-export async function insertDriver(db: Sql, d: Omit<DriverRecord, 'active'>): Promise<DriverRecord> {
+export async function insertDriver(db: Sql, d: Omit<DriverRecord, 'active' | 'base' | 'usualVehicleId' | 'shifts' | 'shiftsUpdatedAt'>): Promise<DriverRecord> {
   return (await db.query<DriverRecord>(insertDriverStmt, [d.driverId, d.name, d.phone, d.languages, d.createdAt]))[0];
 }
 
@@ -93,8 +115,29 @@ export async function listDrivers(db: Sql, q: { active?: boolean }): Promise<Dri
 }
 
 const findDriverStmt = sql(`select ${DRIVER} from drivers where driver_id = $1`);
-export async function findDriver(db: Sql, driverId: string): Promise<DriverRecord | undefined> {
-  return (await db.query<DriverRecord>(findDriverStmt, [driverId]))[0];
+const findDriverLocked = sql(`select ${DRIVER} from drivers where driver_id = $1 for update`);
+/** `lock`: held until the transaction ends, so that assignments of one driver take turns (the travel-time check). */
+export async function findDriver(db: Sql, driverId: string, lock = false): Promise<DriverRecord | undefined> {
+  return (await db.query<DriverRecord>(lock ? findDriverLocked : findDriverStmt, [driverId]))[0];
+}
+
+const profileStmt = sql(`
+  update drivers set base = case when $2::boolean then $3::jsonb else base end,
+    usual_vehicle_id = case when $4::boolean then $5::text else usual_vehicle_id end
+  where driver_id = $1 returning ${DRIVER}`);
+/** Sets the base and/or the usual vehicle (a field left undefined keeps its value; null clears it). */
+export async function setDriverProfile(
+  db: Sql,
+  driverId: string,
+  p: { base?: BaseRecord | null; usualVehicleId?: string | null },
+): Promise<DriverRecord | undefined> {
+  const base = p.base === undefined ? null : p.base === null ? null : JSON.stringify(p.base);
+  return (await db.query<DriverRecord>(profileStmt, [driverId, p.base !== undefined, base, p.usualVehicleId !== undefined, p.usualVehicleId ?? null]))[0];
+}
+
+const shiftsStmt = sql(`update drivers set shifts = $2::jsonb, shifts_updated_at = $3 where driver_id = $1 returning ${DRIVER}`);
+export async function setDriverShifts(db: Sql, driverId: string, shifts: ShiftsRecord, at: Date): Promise<DriverRecord | undefined> {
+  return (await db.query<DriverRecord>(shiftsStmt, [driverId, JSON.stringify(shifts), at]))[0];
 }
 
 const deactivateDriverStmt = sql(`update drivers set active = false, deactivated_at = coalesce(deactivated_at, $2) where driver_id = $1 returning ${DRIVER}`);

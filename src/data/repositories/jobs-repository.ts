@@ -52,6 +52,8 @@ export interface JobRecord {
 /** A job as read, with its driver and vehicle. */
 export interface JobRow extends JobRecord {
   jobId: string;
+  /** When the passengers are set down, as the database computes it (see the migration driver_bases_shifts_travel). */
+  dropoffAt: Date;
   status: JobStatus;
   heldCode: string;
   driver: { driverId: string; name: string; phone: string } | null;
@@ -121,7 +123,7 @@ export async function insertJob(db: Sql, j: JobRecord, now: Date): Promise<strin
 
 const SELECT = `
   select j.job_id::text as "jobId", j.source, j.source_ref as "sourceRef", j.status, j.fleet_code as "fleetCode", j.held_code as "heldCode",
-         j.pickup_at as "pickupAt", j.ends_at as "endsAt", j.duration_min as "durationMin", j.pickup, j.dropoff, j.adults, j.children, j.luggage,
+         j.pickup_at as "pickupAt", j.ends_at as "endsAt", j.dropoff_at as "dropoffAt", j.duration_min as "durationMin", j.pickup, j.dropoff, j.adults, j.children, j.luggage,
          j.extras as seats, j.passenger, j.flight_number as "flightNumber", j.notes, j.meeting_instructions as "meetingInstructions", j.version,
          case when j.released_reason is null then null else json_build_object('reason', j.released_reason, 'at', j.released_at) end as released,
          case when d.driver_id is null then null else json_build_object('driverId', d.driver_id, 'name', d.name, 'phone', d.phone) end as driver,
@@ -243,13 +245,13 @@ const assignStmt = sql(`
     released_reason = null, released_at = null, ride_state = null, en_route_at = null, arrived_at = null
   where job_id = $1`);
 const conflictStmt = sql(`
-  select j.job_id::text as "jobId", j.pickup_at as "pickupAt", j.ends_at as "endsAt" from jobs j, jobs me
-  where me.job_id = $1 and j.job_id <> me.job_id and j.status = 'driver_assigned' and j.slot && me.slot
+  select j.job_id::text as "jobId", j.pickup_at as "pickupAt", j.dropoff_at as "dropoffAt" from jobs j, jobs me
+  where me.job_id = $1 and j.job_id <> me.job_id and j.status = 'driver_assigned' and j.drive_slot && me.drive_slot
     and (($2 = 'driver' and j.driver_id = $3) or ($2 = 'vehicle' and j.vehicle_id = $3))
   limit 1`);
 
 export type AssignOutcome =
-  { ok: true } | { ok: false; resource: 'driver' | 'vehicle'; conflictingJob: { jobId: string; pickupAt: Date; endsAt: Date } | null };
+  { ok: true } | { ok: false; resource: 'driver' | 'vehicle'; conflictingJob: { jobId: string; pickupAt: Date; dropoffAt: Date } | null };
 
 /**
  * Assigns in a savepoint: the database refuses a driver or vehicle already assigned to an overlapping job
@@ -262,13 +264,37 @@ export async function assignJob(tx: Tx, jobId: string, driverId: string, vehicle
   } catch (e) {
     const resource = isExclusionViolation(e, 'jobs_driver_no_overlap') ? 'driver' : isExclusionViolation(e, 'jobs_vehicle_no_overlap') ? 'vehicle' : null;
     if (!resource) throw e;
-    const [other] = await tx.query<{ jobId: string; pickupAt: Date; endsAt: Date }>(conflictStmt, [
+    const [other] = await tx.query<{ jobId: string; pickupAt: Date; dropoffAt: Date }>(conflictStmt, [
       jobId,
       resource,
       resource === 'driver' ? driverId : vehicleId,
     ]);
     return { ok: false, resource, conflictingJob: other ?? null };
   }
+}
+
+/** An assigned job near another, as the travel rules read it. */
+export interface NearbyJob {
+  jobId: string;
+  driverId: string;
+  vehicleId: string;
+  pickupAt: Date;
+  dropoffAt: Date;
+  pickup: JobPlace;
+  dropoff: JobPlace;
+}
+
+const nearbyStmt = sql(`
+  select j.job_id::text as "jobId", j.driver_id as "driverId", j.vehicle_id as "vehicleId", j.pickup_at as "pickupAt", j.dropoff_at as "dropoffAt",
+         j.pickup, j.dropoff
+  from jobs j
+  where j.status = 'driver_assigned' and j.job_id <> $1 and (j.driver_id = $2 or j.vehicle_id = $3)
+    and j.pickup_at > $4::timestamptz - interval '36 hours' and j.pickup_at < $4::timestamptz + interval '36 hours'
+  order by j.pickup_at`);
+
+/** The jobs the driver or the vehicle is assigned to within 36 hours of `around` (other than `jobId`). */
+export async function nearbyAssigned(db: Sql, jobId: string, driverId: string, vehicleId: string, around: Date): Promise<NearbyJob[]> {
+  return db.query<NearbyJob>(nearbyStmt, [jobId, driverId, vehicleId, around]);
 }
 
 const locateStmt = sql(`

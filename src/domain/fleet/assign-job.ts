@@ -10,6 +10,7 @@ import { storedFleetCode, vehicleOf, type FleetVehicle } from '../kernel/fleet';
 import { missingSeats, type SeatCounts } from '../kernel/seats';
 import { jobView, type JobView } from './job-view';
 import { assertOpen, conflict, requireJob } from './jobs';
+import { assertCrewHasTime } from './crew-time';
 
 /**
  * Assigns (or, until pickup, reassigns) a driver and a vehicle. The database refuses a driver or vehicle already on
@@ -18,7 +19,10 @@ import { assertOpen, conflict, requireJob } from './jobs';
  * 1. The job is open and its pickup time not passed; the driver and the vehicle exist and are in service.
  * 2. The vehicle carries the party and the seats the job needs, and a vehicle of another class than the job holds
  *    finds room in its own class.
- * 3. The assignment is written (or refused, naming the overlapping job), and whoever the job is for hears of it: a
+ * 3. The driver and the vehicle (their rows locked until the end, so that assignments of either take turns) have
+ *    time for it: the drive from the job before and to the job after, and, when the driver has hours, a day inside
+ *    the shift (crew-time.ts).
+ * 4. The assignment is written (or refused, naming the overlapping job), and whoever the job is for hears of it: a
  *    partner's booking shows the driver (with its webhook event), a marketplace order is sent the driver's details.
  */
 export async function assignJob(tx: Tx, jobId: string, input: { driver_id: string; vehicle_id: string }, now: Date, noticeBody: NoticeBody): Promise<JobView> {
@@ -36,10 +40,12 @@ export async function assignJob(tx: Tx, jobId: string, input: { driver_id: strin
   // A vehicle of another class takes that class's capacity for the window: there must be room for it.
   if (vehicle.fleetCode !== job.heldCode && !(await fleet.hasRoom(tx, vehicle.fleetCode, new Date(job.pickupAt), new Date(job.endsAt)))) {
     throw new AppError('assignment_conflict', `Every ${capacity.name} is already held at that time: ${vehicle.plate} cannot take this job.`, {
+      reason: 'class_full',
       resource: 'vehicle_class',
       fleet_code: vehicle.fleetCode,
     });
   }
+  await assertCrewHasTime(tx, job, driver, vehicle);
 
   const outcome = await jobs.assignJob(tx, jobId, driver.driverId, vehicle.vehicleId, vehicle.fleetCode, now);
   if (!outcome.ok) throw overlapping(outcome, driver, vehicle);
@@ -49,11 +55,14 @@ export async function assignJob(tx: Tx, jobId: string, input: { driver_id: strin
   return jobView(assigned, now);
 }
 
-/** The driver and the vehicle asked for: not_found if either is unknown, job_conflict if either is out of service. */
+/**
+ * The driver and the vehicle asked for, their rows locked until the transaction ends: not_found if either is unknown,
+ * job_conflict if either is out of service.
+ */
 async function crewInService(tx: Tx, input: { driver_id: string; vehicle_id: string }): Promise<{ driver: fleet.DriverRecord; vehicle: fleet.VehicleRecord }> {
-  const driver = await fleet.findDriver(tx, input.driver_id);
+  const driver = await fleet.findDriver(tx, input.driver_id, true);
   if (!driver) throw notFound(`No driver ${input.driver_id}.`, { driver_id: input.driver_id });
-  const vehicle = await fleet.findVehicle(tx, input.vehicle_id);
+  const vehicle = await fleet.findVehicle(tx, input.vehicle_id, true);
   if (!vehicle) throw notFound(`No vehicle ${input.vehicle_id}.`, { vehicle_id: input.vehicle_id });
   if (!driver.active) throw conflict('driver_inactive', `Driver ${driver.name} is not on the roster.`, { driver_id: driver.driverId });
   if (!vehicle.active) throw conflict('vehicle_inactive', `Vehicle ${vehicle.plate} is out of service.`, { vehicle_id: vehicle.vehicleId });
@@ -115,8 +124,9 @@ const lacksEquipment = (vehicle: fleet.VehicleRecord, missing: SeatCounts) =>
 function overlapping(outcome: Extract<jobs.AssignOutcome, { ok: false }>, driver: fleet.DriverRecord, vehicle: fleet.VehicleRecord): AppError {
   const other = outcome.conflictingJob;
   const who = outcome.resource === 'driver' ? `Driver ${driver.name}` : `Vehicle ${vehicle.plate}`;
-  const when = other ? ` job ${other.jobId} from ${at(new Date(other.pickupAt))} to ${at(new Date(other.endsAt))} (Sri Lanka time)` : ' another job';
+  const when = other ? ` job ${other.jobId} from ${at(new Date(other.pickupAt))} to ${at(new Date(other.dropoffAt))} (Sri Lanka time)` : ' another job';
   return new AppError('assignment_conflict', `${who} is already on${when}, which overlaps this one.`, {
+    reason: 'overlap',
     resource: outcome.resource,
     conflicting_job_id: other?.jobId ?? null,
   });

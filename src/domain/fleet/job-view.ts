@@ -16,6 +16,7 @@ export interface JobView {
   pickup_at: string;
   /** The pickup moved by the flight's estimated arrival (null while not moved); the window runs from it. */
   pickup_estimated_at: string | null;
+  dropoff_at: string;
   ends_at: string;
   pickup: JobPlace;
   dropoff: JobPlace;
@@ -61,6 +62,7 @@ export function jobView(j: JobRow, now: Date): JobView {
     status: j.status === 'driver_assigned' && j.ride ? j.ride : j.status,
     pickup_at: new Date(new Date(j.pickupAt).getTime() - shift).toISOString(),
     pickup_estimated_at: shift ? new Date(j.pickupAt).toISOString() : null,
+    dropoff_at: new Date(j.dropoffAt).toISOString(),
     ends_at: new Date(j.endsAt).toISOString(),
     pickup: jobPlace(j.pickup),
     dropoff: jobPlace(j.dropoff),

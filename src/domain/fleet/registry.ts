@@ -1,10 +1,11 @@
 import type { Sql } from '../../data/database';
 import * as fleet from '../../data/repositories/fleet-repository';
-import { AppError, notFound } from '../../shared/errors';
+import { AppError, invalidRequest, notFound } from '../../shared/errors';
 import { prefixedId } from '../../shared/ids';
 import { storedFleetCode, type FleetCode } from '../kernel/fleet';
 import { storedBrand, type Brand } from '../kernel/brands';
 import { EXTRA_CODES, type SeatCounts } from '../kernel/seats';
+import { resolvePlace, type PlaceInput } from '../geo/resolve-place';
 
 export interface VehicleView {
   vehicle_id: string;
@@ -25,6 +26,8 @@ export interface DriverView {
   languages: string[];
   active: boolean;
   created_at: string;
+  base: fleet.BaseRecord | null;
+  usual_vehicle_id: string | null;
 }
 
 const vehicleView = (v: fleet.VehicleRecord): VehicleView => ({
@@ -46,6 +49,8 @@ const driverView = (d: fleet.DriverRecord): DriverView => ({
   languages: d.languages,
   active: d.active,
   created_at: new Date(d.createdAt).toISOString(),
+  base: d.base,
+  usual_vehicle_id: d.usualVehicleId,
 });
 
 export async function registerVehicle(
@@ -107,4 +112,25 @@ export async function deactivateDriver(tx: Sql, driverId: string, now: Date): Pr
   const d = await fleet.deactivateDriver(tx, driverId, now);
   if (!d) throw notFound(`No driver ${driverId}.`, { driver_id: driverId });
   return driverView(d);
+}
+
+/**
+ * Sets where a driver's day starts and ends (`base`: a place, located as a quote's places are) and the vehicle they
+ * usually drive; null clears either. An unknown driver or vehicle is not_found, a place we cannot locate
+ * invalid_request with the reason.
+ */
+export async function updateDriver(tx: Sql, driverId: string, input: { base?: PlaceInput | null; usual_vehicle_id?: string | null }): Promise<DriverView> {
+  const base = input.base ? locatedBase(input.base) : input.base;
+  if (input.usual_vehicle_id && !(await fleet.findVehicle(tx, input.usual_vehicle_id))) {
+    throw notFound(`No vehicle ${input.usual_vehicle_id}.`, { vehicle_id: input.usual_vehicle_id });
+  }
+  const d = await fleet.setDriverProfile(tx, driverId, { base, usualVehicleId: input.usual_vehicle_id });
+  if (!d) throw notFound(`No driver ${driverId}.`, { driver_id: driverId });
+  return driverView(d);
+}
+
+function locatedBase(input: PlaceInput): fleet.BaseRecord {
+  const r = resolvePlace(input);
+  if (!r.ok) throw invalidRequest(`The base could not be located (${r.reason}): ${r.message}`, [{ field: 'base', message: r.message }]);
+  return { name: input.name?.trim() || r.place.name, resolved_name: r.place.name, lat: r.place.lat, lon: r.place.lon };
 }

@@ -62,6 +62,8 @@ describe('Fleet registry', () => {
       languages: ['si', 'en'],
       active: true,
       created_at: expect.any(String),
+      base: null,
+      usual_vehicle_id: null,
     });
     const arun = await svc.ops.driver('Arun Kumar', '+94 75 456 7890');
     expect((await svc.ops.call('GET', '/drivers')).body.data.map((d: any) => d.name)).toEqual(['Arun Kumar', 'Sunil Fernando']);

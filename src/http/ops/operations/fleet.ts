@@ -1,4 +1,5 @@
 import * as registry from '../../../domain/fleet/registry';
+import * as shifts from '../../../domain/drivers/driver-shifts';
 import { assignJob as assign } from '../../../domain/fleet/assign-job';
 import { completeJob as complete } from '../../../domain/fleet/complete-job';
 import { getJob as get, listJobs as list } from '../../../domain/fleet/jobs';
@@ -96,4 +97,24 @@ export const reportNoShow: OpsHandler<'reportNoShow'> = async (call, ctx) => ({
 export const completeJob: OpsHandler<'completeJob'> = async (call, ctx) => ({
   status: 200,
   body: await complete(await ctx.tx(), call.params.job_id, ctx.deps.clock.now()),
+});
+
+export const updateDriver: OpsHandler<'updateDriver'> = async (call, ctx) => ({
+  status: 200,
+  body: await registry.updateDriver(await ctx.tx(), call.params.driver_id, call.body),
+});
+
+export const getDriverShifts: OpsHandler<'getDriverShifts'> = async (call, ctx) => ({
+  status: 200,
+  body: await shifts.getShifts(ctx.sql, call.params.driver_id),
+});
+
+export const putDriverShifts: OpsHandler<'putDriverShifts'> = async (call, ctx) => ({
+  status: 200,
+  body: await shifts.setShifts(
+    await ctx.tx(),
+    call.params.driver_id,
+    { weekly: call.body.weekly, exceptions: call.body.exceptions ?? [] },
+    ctx.deps.clock.now(),
+  ),
 });

@@ -32,6 +32,9 @@ import {
   revokeDriverToken,
   reportJobLocation,
   reportNoShow,
+  updateDriver,
+  getDriverShifts,
+  putDriverShifts,
 } from './fleet';
 
 /** operationId → handler. A test checks these keys equal the contract's operations. */
@@ -70,6 +73,9 @@ export const operations = {
   createDriver,
   listDrivers,
   deactivateDriver,
+  updateDriver,
+  getDriverShifts,
+  putDriverShifts,
   createDriverToken,
   revokeDriverToken,
   listJobs,
