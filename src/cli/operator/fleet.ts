@@ -1,7 +1,8 @@
-/** `vocab`, `vehicle` and `driver`: partners' vehicle codes, and the fleet's vehicles and drivers. */
+/** `vocab`, `vehicle` and `driver`: partners' vehicle codes, and the fleet's vehicles and drivers (./drivers.ts). */
 import type { Command } from 'commander';
 import { id, query, type Cli, type Schemas } from './api';
 import { fields, table } from './output';
+import { registerDrivers } from './drivers';
 
 export function registerFleet(program: Command, cli: Cli): void {
   registerVocab(program, cli);
@@ -83,34 +84,3 @@ const seats = (e: Schemas['EquipmentCounts']) =>
     .filter(([, n]) => n > 0)
     .map(([k, n]) => `${n} ${k.replace('_seat', '')}`)
     .join(', ') || 'none';
-
-function registerDrivers(program: Command, { api, print }: Cli): void {
-  const driver = program.command('driver').description('the drivers');
-  driver
-    .command('add <name> <phone>')
-    .description('register a driver')
-    .option('--languages <codes>', 'comma-separated ISO 639-1 codes, e.g. si,en')
-    .action(async (name: string, phone: string, o: { languages?: string }) => {
-      print(await api('createDriver', 'POST', '/drivers', { name, phone, ...(o.languages ? { languages: o.languages.split(',').map((l) => l.trim()) } : {}) }));
-    });
-  driver
-    .command('list')
-    .description('list drivers')
-    .option('--active', 'active ones only')
-    .action(async (o: { active?: boolean }) => {
-      const r = await api('listDrivers', 'GET', `/drivers${query({ active: o.active ? 'true' : undefined })}`);
-      print(r, () => table(r.data, ['driver_id', 'name', 'phone', 'languages', 'active']));
-    });
-  driver
-    .command('deactivate <driver_id>')
-    .description('take a driver off the roster')
-    .action(async (d: string) => print(await api('deactivateDriver', 'POST', `/drivers/${id(d)}/deactivate`)));
-  driver
-    .command('token <driver_id>')
-    .description("issue a token for the driver's phone (the driver app at /driver/); shown this once")
-    .action(async (d: string) => print(await api('createDriverToken', 'POST', `/drivers/${id(d)}/tokens`)));
-  driver
-    .command('revoke-token <token_id>')
-    .description('revoke a driver token (a lost phone)')
-    .action(async (t: string) => print(await api('revokeDriverToken', 'POST', `/driver-tokens/${id(t)}/revoke`)));
-}

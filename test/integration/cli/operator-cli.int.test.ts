@@ -234,6 +234,153 @@ describe('Operator CLI', () => {
     expect(early.stderr).toContain('job_conflict');
   });
 
+  it("when a driver's base is set by place name, then the CLI shows the place as located, and the driver list shows it by name", async () => {
+    const drv = await json(['driver', 'add', 'Kamal Perera', '+94 77 555 0101']);
+    const car = await json(['vehicle', 'add', 'standard_car', 'CBH-1200', 'Toyota', 'Prius', 'silver']);
+    const set = await cli(['driver', 'set', drv.driver_id, '--base', 'Katunayake airport', '--vehicle', car.vehicle_id]);
+    expect(set).toMatchObject({ code: 0, stderr: '' });
+    expect(set.stdout).toMatch(/^base:\s+Katunayake airport → Bandaranaike International Airport \(7\.17\d{3}, 79\.88\d{3}\)$/m);
+    expect(set.stdout).toMatch(new RegExp(`^usual_vehicle:\\s+${car.vehicle_id}$`, 'm'));
+    const list = await cli(['driver', 'list']);
+    expect(list.stdout.split('\n')[0]).toMatch(/^driver_id\s+name\s+phone\s+languages\s+base\s+active$/);
+    expect(list.stdout).toMatch(new RegExp(`^${drv.driver_id}\\s+Kamal Perera\\s+.*\\s+Katunayake airport\\s+true$`, 'm'));
+
+    // By coordinates (with a name, it labels the point); the vehicle stays as it was.
+    const point = await cli(['driver', 'set', drv.driver_id, '--lat', '7.2906', '--lon', '80.6337']);
+    expect(point.stdout).toMatch(/^base:\s+7\.29060, 80\.63370$/m);
+    expect(point.stdout).toMatch(new RegExp(`^usual_vehicle:\\s+${car.vehicle_id}$`, 'm'));
+    const home = await json(['driver', 'set', drv.driver_id, '--base', 'Home', '--lat', '7.2906', '--lon', '80.6337']);
+    expect(home.base).toEqual({ name: 'Home', resolved_name: expect.any(String), lat: 7.2906, lon: 80.6337 });
+    const cleared = await cli(['driver', 'set', drv.driver_id, '--clear-base', '--clear-vehicle']);
+    expect(cleared.stdout).toMatch(/^base:\s+-$/m);
+    expect(cleared.stdout).toMatch(/^usual_vehicle:\s+-$/m);
+
+    // A place we cannot locate, an unknown vehicle: the API's words; a half or empty request: refused here.
+    const nowhere = await cli(['driver', 'set', drv.driver_id, '--base', 'Atlantis']);
+    expect(nowhere).toMatchObject({ code: 1, stdout: '' });
+    expect(nowhere.stderr).toMatch(/^error invalid_request: The base could not be located .*\n {2}base: No Sri Lankan place found in "Atlantis"/);
+    const noCar = await cli(['driver', 'set', drv.driver_id, '--vehicle', 'veh_nope']);
+    expect(noCar).toMatchObject({ code: 1, stdout: '' });
+    expect(noCar.stderr).toMatch(/^error not_found: No vehicle veh_nope\./);
+    for (const [args, message] of [
+      [[], 'give what to set'],
+      [['--lat', '7.29'], 'give both --lat and --lon'],
+      [['--base', 'Kandy', '--clear-base'], 'not both'],
+      [['--lat', 'north', '--lon', '80'], '--lat must be a number, not "north"'],
+    ] as const) {
+      const r = await cli(['driver', 'set', drv.driver_id, ...args]);
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 1, stdout: '' });
+      expect(r.stderr).toContain(message);
+    }
+    expect((await json(['driver', 'list'])).data.find((d: { driver_id: string }) => d.driver_id === drv.driver_id)).toMatchObject({
+      base: null,
+      usual_vehicle_id: null,
+    });
+  });
+
+  describe("a driver's shifts", () => {
+    const WEEK = ['--weekly', 'mon-fri 06:00-18:00', '--weekly', 'sat 20:00-06:00', '--off', '2026-12-25', '--exception', '2026-12-26 10:00-16:00'];
+
+    it('when shifts are set in the compact form, then reading them back prints them by weekday, with the exceptions', async () => {
+      const drv = await json(['driver', 'add', 'Nuwan Silva', '+94 77 555 0102']);
+      expect((await cli(['driver', 'shifts', drv.driver_id])).stdout).toContain('No hours set: the driver is not held to any.');
+      const set = await cli(['driver', 'shifts', drv.driver_id, ...WEEK]);
+      expect(set).toMatchObject({ code: 0, stderr: '' });
+
+      const shown = await cli(['driver', 'shifts', drv.driver_id]);
+      expect(shown).toMatchObject({ code: 0, stderr: '' });
+      const weekly = shown.stdout.slice(shown.stdout.indexOf('Weekly'), shown.stdout.indexOf('Exceptions'));
+      expect(weekly.split('\n').filter(Boolean)).toEqual([
+        'Weekly (Sri Lanka time):',
+        'weekday    hours',
+        ...['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday'].map((day) => `${day.padEnd(9)}  06:00-18:00`),
+        'Saturday   20:00-06:00 (next day)',
+      ]);
+      expect(shown.stdout).toMatch(/^2026-12-25\s+Friday\s+off$/m);
+      expect(shown.stdout).toMatch(/^2026-12-26\s+Saturday\s+10:00-16:00$/m);
+      expect(shown.stdout).toMatch(/^updated_at:\s+2026-11-21T08:00:00\.000Z$/m);
+      // As the API has them.
+      expect(await json(['driver', 'shifts', drv.driver_id])).toEqual((await operator(app.url).call('GET', `/drivers/${drv.driver_id}/shifts`)).body);
+      expect((await json(['driver', 'shifts', drv.driver_id])).weekly).toHaveLength(6);
+
+      // What the options do not name stays: new exceptions keep the weekly hours.
+      const newYear = await json(['driver', 'shifts', drv.driver_id, '--off', '2027-01-01']);
+      expect(newYear.weekly).toHaveLength(6);
+      expect(newYear.exceptions).toEqual([{ date: '2027-01-01', off: true }]);
+      // A split day, a wrapping range, and a file with the API's body (replacing everything).
+      const split = await json(['driver', 'shifts', drv.driver_id, '--weekly', 'sat-mon 6:00-10:00 14:00-24:00', '--exception', 'none']);
+      expect(split).toMatchObject({ exceptions: [] });
+      expect(split.weekly).toEqual(
+        [1, 1, 6, 6, 7, 7].map((weekday, i) => ({ weekday, ...(i % 2 ? { starts: '14:00', ends: '00:00' } : { starts: '06:00', ends: '10:00' }) })),
+      );
+      const file = path.join(tmp, 'shifts.json');
+      fs.writeFileSync(file, JSON.stringify({ weekly: [{ weekday: 7, starts: '08:00', ends: '12:00' }] }));
+      const fromFile = await cli(['driver', 'shifts', drv.driver_id, '--file', file]);
+      expect(fromFile).toMatchObject({ code: 0, stderr: '' });
+      expect(fromFile.stdout).toMatch(/^Sunday\s+08:00-12:00\n\nExceptions:\n\(none\)\n$/m);
+    });
+
+    it('when shifts overlap, then the API refuses them with its reasons, printed, and the hours stay as they were', async () => {
+      const drv = await json(['driver', 'add', 'Ruwan Jayasinghe', '+94 77 555 0103']);
+      const before = await json(['driver', 'shifts', drv.driver_id, ...WEEK]);
+      const overlap = await cli([
+        'driver',
+        'shifts',
+        drv.driver_id,
+        '--weekly',
+        'mon-fri 06:00-18:00',
+        '--weekly',
+        'fri 17:00-23:00',
+        '--weekly',
+        'sun 05:00-05:00',
+      ]);
+      expect(overlap).toMatchObject({ code: 1, stdout: '' });
+      expect(overlap.stderr).toMatch(/^error invalid_request: The hours are not valid: /);
+      expect(overlap.stderr).toContain('\n  shifts: 05:00–05:00 has no length: give different start and end times.\n');
+      expect(overlap.stderr).toContain('\n  shifts: weekly shifts overlap: weekday 5 06:00–18:00 and weekday 5 17:00–23:00.\n');
+      // Across midnight: Saturday night runs into Sunday morning; two exceptions of one day.
+      const night = await cli(['driver', 'shifts', drv.driver_id, '--weekly', 'sat 20:00-06:00', '--weekly', 'sun 05:00-09:00']);
+      expect(night.stderr).toContain('  shifts: weekly shifts overlap: weekday 6 20:00–06:00 and weekday 7 05:00–09:00.');
+      const day = await cli(['driver', 'shifts', drv.driver_id, '--exception', '2026-12-26 10:00-16:00 15:00-17:00']);
+      expect(day.stderr).toContain('  shifts: shifts on 2026-12-26 overlap.');
+      expect(await json(['driver', 'shifts', drv.driver_id])).toEqual(before);
+      const unknown = await cli(['driver', 'shifts', 'drv_nope', ...WEEK]);
+      expect(unknown).toMatchObject({ code: 1, stdout: '' });
+      expect(unknown.stderr).toMatch(/^error not_found: No driver drv_nope\./);
+    });
+
+    it('when the compact form is malformed, then the CLI refuses it itself, saying what it takes, and nothing changes', async () => {
+      const drv = await json(['driver', 'add', 'Dilan Fonseka', '+94 77 555 0104']);
+      const before = await json(['driver', 'shifts', drv.driver_id, ...WEEK]);
+      const cases: Array<[string[], string]> = [
+        [
+          ['--weekly', 'funday 06:00-18:00'],
+          '--weekly takes "<days> HH:MM-HH:MM" (e.g. "mon-fri 06:00-18:00", "sat 20:00-06:00"), not "funday 06:00-18:00": "funday" is not a day',
+        ],
+        [['--weekly', 'mon-fri 6-18'], 'not "mon-fri 6-18": "6" is not a time (00:00 to 23:59)'],
+        [['--weekly', 'mon-fri'], 'not "mon-fri": no hours (HH:MM-HH:MM)'],
+        [['--weekly', '06:00-18:00'], 'not "06:00-18:00": no days'],
+        [['--weekly', 'mon 08:00-25:00'], '"25:00" is not a time (00:00 to 24:00)'],
+        [['--off', '2026-02-30'], '--off takes YYYY-MM-DD (e.g. 2026-12-25), not "2026-02-30"'],
+        [['--exception', '2026-12-26'], '--exception takes "YYYY-MM-DD HH:MM-HH:MM" (e.g. "2026-12-26 10:00-16:00"), not "2026-12-26": no hours'],
+        [['--weekly', 'none', '--weekly', 'mon 06:00-07:00'], '--weekly none stands alone'],
+        [['--file', 'shifts.json', '--off', '2026-12-25'], 'give --file, or --weekly, --off and --exception, not both'],
+        [['--file', path.join(tmp, 'missing.json')], 'cannot read --file'],
+      ];
+      for (const [args, message] of cases) {
+        // Pointed at a service that cannot be reached: a refusal of the CLI's own is exit 1, not 2.
+        const r = await cli(['driver', 'shifts', drv.driver_id, ...args], { OPERATOR_TOKEN }, 'http://127.0.0.1:9');
+        expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 1, stdout: '' });
+        expect(r.stderr).toMatch(/^error: /);
+        expect(r.stderr).toContain(message);
+      }
+      expect(await json(['driver', 'shifts', drv.driver_id])).toEqual(before);
+      const help = await cli(['driver', 'shifts', '--help']);
+      expect(help.stdout).toContain('--weekly <days hours>');
+      expect(help.stdout).toContain('--weekly "mon-fri 06:00-18:00" --weekly "sat 20:00-06:00"');
+    });
+  });
+
   it("when pinged, then it shows the service's time and today in Sri Lanka; with OPS_LISTEN set it asks there by default", async () => {
     const r = await cli(['ping']);
     expect(r).toMatchObject({ code: 0, stderr: '' });
