@@ -49,6 +49,7 @@ const schema = z.object({
   IDEMPOTENCY_WAIT_MS: z.coerce.number().int().min(1).max(60000).default(5000),
   SANDBOX_SLOW_MS: z.coerce.number().int().min(0).max(60000).default(10000),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600000).default(15000),
+  DISPATCH_LOCK_HOURS: z.coerce.number().min(0).max(168).default(6),
   AUDIT_RETENTION_MONTHS: z.coerce.number().int().min(1).max(1200).optional(),
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60000).default(1000),
   OUTBOX_RETRY_BASE_MS: z.coerce.number().int().min(1).max(600000).default(2000),
@@ -157,6 +158,8 @@ export interface Config {
   sandboxSlowMs: number;
   /** No statement runs longer: past it the request is answered 503. */
   databaseStatementTimeoutMs: number;
+  /** A plan never moves an assignment whose pickup is closer than this (hours): the driver may be on the way. */
+  dispatchLockHours: number;
   /** Audit months older than this are dropped by the retention pass; unset keeps the audit log forever. */
   auditRetentionMonths?: number;
   /** The outbox worker: how often it looks for due messages, and the base of its exponential backoff. */
@@ -267,6 +270,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     idempotencyWaitMs: e.IDEMPOTENCY_WAIT_MS,
     sandboxSlowMs: e.SANDBOX_SLOW_MS,
     databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+    dispatchLockHours: e.DISPATCH_LOCK_HOURS,
     auditRetentionMonths: e.AUDIT_RETENTION_MONTHS,
     outbox: Object.freeze({ pollMs: e.OUTBOX_POLL_MS, retryBaseMs: e.OUTBOX_RETRY_BASE_MS }),
     webhooks: Object.freeze({

@@ -70,6 +70,7 @@ export interface JobRow extends JobRecord {
   /** Why a change released its driver and vehicle, until it is assigned again. */
   released: { reason: string; at: Date } | null;
   version: number;
+  assignedBy: AssignedBy | null;
   ride: RideProgress | null;
   enRouteAt: Date | null;
   arrivedAt: Date | null;
@@ -124,7 +125,7 @@ export async function insertJob(db: Sql, j: JobRecord, now: Date): Promise<strin
 const SELECT = `
   select j.job_id::text as "jobId", j.source, j.source_ref as "sourceRef", j.status, j.fleet_code as "fleetCode", j.held_code as "heldCode",
          j.pickup_at as "pickupAt", j.ends_at as "endsAt", j.dropoff_at as "dropoffAt", j.duration_min as "durationMin", j.pickup, j.dropoff, j.adults, j.children, j.luggage,
-         j.extras as seats, j.passenger, j.flight_number as "flightNumber", j.notes, j.meeting_instructions as "meetingInstructions", j.version,
+         j.extras as seats, j.passenger, j.flight_number as "flightNumber", j.notes, j.meeting_instructions as "meetingInstructions", j.version, j.assigned_by as "assignedBy",
          case when j.released_reason is null then null else json_build_object('reason', j.released_reason, 'at', j.released_at) end as released,
          case when d.driver_id is null then null else json_build_object('driverId', d.driver_id, 'name', d.name, 'phone', d.phone) end as driver,
          case when v.vehicle_id is null then null else json_build_object('vehicleId', v.vehicle_id, 'fleetCode', v.fleet_code, 'plate', v.plate,
@@ -241,7 +242,7 @@ export async function releaseJob(tx: Sql, source: JobSource, sourceRef: string, 
 }
 
 const assignStmt = sql(`
-  update jobs set driver_id = $2, vehicle_id = $3, held_code = $4, status = 'driver_assigned', assigned_at = $5, updated_at = $5, version = version + 1,
+  update jobs set driver_id = $2, vehicle_id = $3, held_code = $4, status = 'driver_assigned', assigned_at = $5, updated_at = $5, version = version + 1, assigned_by = $6,
     released_reason = null, released_at = null, ride_state = null, en_route_at = null, arrived_at = null
   where job_id = $1`);
 const conflictStmt = sql(`
@@ -257,9 +258,20 @@ export type AssignOutcome =
  * Assigns in a savepoint: the database refuses a driver or vehicle already assigned to an overlapping job
  * (exclusion constraints), and the outcome names which, and the job in the way.
  */
-export async function assignJob(tx: Tx, jobId: string, driverId: string, vehicleId: string, heldCode: string, at: Date): Promise<AssignOutcome> {
+/** Who assigned a job: an operator by hand (a plan never moves it), or a plan. */
+export type AssignedBy = 'operator' | 'plan';
+
+export async function assignJob(
+  tx: Tx,
+  jobId: string,
+  driverId: string,
+  vehicleId: string,
+  heldCode: string,
+  at: Date,
+  by: AssignedBy,
+): Promise<AssignOutcome> {
   try {
-    await tx.savepoint((sp) => sp.query(assignStmt, [jobId, driverId, vehicleId, heldCode, at]));
+    await tx.savepoint((sp) => sp.query(assignStmt, [jobId, driverId, vehicleId, heldCode, at, by]));
     return { ok: true };
   } catch (e) {
     const resource = isExclusionViolation(e, 'jobs_driver_no_overlap') ? 'driver' : isExclusionViolation(e, 'jobs_vehicle_no_overlap') ? 'vehicle' : null;

@@ -25,7 +25,14 @@ import { assertCrewHasTime } from './crew-time';
  * 4. The assignment is written (or refused, naming the overlapping job), and whoever the job is for hears of it: a
  *    partner's booking shows the driver (with its webhook event), a marketplace order is sent the driver's details.
  */
-export async function assignJob(tx: Tx, jobId: string, input: { driver_id: string; vehicle_id: string }, now: Date, noticeBody: NoticeBody): Promise<JobView> {
+export async function assignJob(
+  tx: Tx,
+  jobId: string,
+  input: { driver_id: string; vehicle_id: string },
+  now: Date,
+  noticeBody: NoticeBody,
+  by: jobs.AssignedBy = 'operator',
+): Promise<JobView> {
   const job = await requireJob(tx, jobId, true);
   assertOpen(job);
   if (now.getTime() >= new Date(job.pickupAt).getTime()) {
@@ -47,7 +54,7 @@ export async function assignJob(tx: Tx, jobId: string, input: { driver_id: strin
   }
   await assertCrewHasTime(tx, job, driver, vehicle);
 
-  const outcome = await jobs.assignJob(tx, jobId, driver.driverId, vehicle.vehicleId, vehicle.fleetCode, now);
+  const outcome = await jobs.assignJob(tx, jobId, driver.driverId, vehicle.vehicleId, vehicle.fleetCode, now, by);
   if (!outcome.ok) throw overlapping(outcome, driver, vehicle);
   const assigned = await requireJob(tx, jobId);
   if (job.source === 'partner_booking') await moveBooking(tx, job.sourceRef, 'driver_assigned', { driver: snapshot(driver, vehicle) }, now);

@@ -19,8 +19,22 @@ export interface Leg {
   dropoff: LatLon;
 }
 
-export const travelMin = (from: LatLon, to: LatLon): number => routeBetween(from, to).duration_min;
-export const travelKm = (from: LatLon, to: LatLon): number => routeBetween(from, to).distance_km;
+/** Routes already worked out (a plan asks for the same pairs of places many times); cleared when it grows large. */
+const routes = new Map<string, { km: number; min: number }>();
+function route(from: LatLon, to: LatLon): { km: number; min: number } {
+  const key = `${from.lat},${from.lon};${to.lat},${to.lon}`;
+  let r = routes.get(key);
+  if (!r) {
+    if (routes.size >= 50_000) routes.clear();
+    const found = routeBetween(from, to);
+    r = { km: found.distance_km, min: found.duration_min };
+    routes.set(key, r);
+  }
+  return r;
+}
+
+export const travelMin = (from: LatLon, to: LatLon): number => route(from, to).min;
+export const travelKm = (from: LatLon, to: LatLon): number => route(from, to).km;
 
 /** Minutes missing between `first`'s drop-off and `next`'s pickup (0 when the drive and the margin fit). */
 export function minutesShort(first: Leg, next: Leg): number {

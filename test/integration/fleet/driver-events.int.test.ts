@@ -311,4 +311,27 @@ describe('Driver events to the marketplace', () => {
     await ops.call('POST', `/jobs/${job.job_id}/no-show`, { body: { note: 'Not there' } });
     expect(await app.db('outbox').count<{ count: string }[]>('* as count')).toEqual(before);
   });
+
+  it('when a plan for the day is applied, then the marketplace order gets the same signed driver-info call as a manual assignment', async () => {
+    const { orderId, job } = await confirmedOrder();
+    // Enough planned drivers for every open order of the day these tests left (all at 09:30).
+    const planned = [];
+    for (let i = 0; i < 12; i++) {
+      const d = await ops.driver(`Planned Driver ${i}`, `+94 77 000 00${String(i).padStart(2, '0')}`);
+      const car = await ops.vehicle('standard_car');
+      await ops.call('PATCH', `/drivers/${d.driver_id}`, { body: { base: { name: 'Negombo' }, usual_vehicle_id: car.vehicle_id } });
+      await ops.call('PUT', `/drivers/${d.driver_id}/shifts`, { body: { weekly: [{ weekday: 2, starts: '05:00', ends: '22:00' }] } });
+      planned.push(d.driver_id);
+    }
+    const plan = await ops.call('POST', '/dispatch/plans', { body: { date: '2026-12-01' } });
+    const proposal = plan.body.assignments.find((a: any) => a.job_id === job.job_id);
+    expect(proposal).toMatchObject({ change: 'new', driver_id: expect.any(String) });
+    expect(planned).toContain(proposal.driver_id);
+    const applied = await ops.call('POST', `/dispatch/plans/${plan.body.plan_id}/apply`);
+    expect(applied.body.applied).toContain(job.job_id);
+    await deliver();
+    const [info] = await calls('sendDriverInfo', orderId);
+    expect(info).toMatchObject({ signature_ok: true, status: 200 });
+    expect(JSON.parse(info.body)).toMatchObject({ order_id: orderId, driver: { name: expect.stringMatching(/^Planned Driver \d+$/) } });
+  });
 });

@@ -1,5 +1,8 @@
 import * as registry from '../../../domain/fleet/registry';
 import * as shifts from '../../../domain/drivers/driver-shifts';
+import { createPlan } from '../../../domain/dispatch/create-plan';
+import { readPlan } from '../../../domain/dispatch/read-plan';
+import { applyPlan } from '../../../domain/dispatch/apply-plan';
 import { assignJob as assign } from '../../../domain/fleet/assign-job';
 import { completeJob as complete } from '../../../domain/fleet/complete-job';
 import { getJob as get, listJobs as list } from '../../../domain/fleet/jobs';
@@ -117,4 +120,22 @@ export const putDriverShifts: OpsHandler<'putDriverShifts'> = async (call, ctx) 
     { weekly: call.body.weekly, exceptions: call.body.exceptions ?? [] },
     ctx.deps.clock.now(),
   ),
+});
+
+export const createDispatchPlan: OpsHandler<'createDispatchPlan'> = async (call, ctx) => ({
+  status: 201,
+  body: await createPlan(
+    await ctx.tx(),
+    { date: call.body.date, mode: call.body.mode ?? 'fill' },
+    ctx.operator!.operatorId,
+    ctx.deps.clock.now(),
+    ctx.deps.config.dispatchLockHours,
+  ),
+});
+
+export const getDispatchPlan: OpsHandler<'getDispatchPlan'> = async (call, ctx) => ({ status: 200, body: await readPlan(ctx.sql, call.params.plan_id) });
+
+export const applyDispatchPlan: OpsHandler<'applyDispatchPlan'> = async (call, ctx) => ({
+  status: 200,
+  body: await applyPlan(await ctx.tx(), call.params.plan_id, ctx.deps.clock.now(), ctx.deps.marketplaceNotices),
 });

@@ -35,6 +35,9 @@ import {
   updateDriver,
   getDriverShifts,
   putDriverShifts,
+  createDispatchPlan,
+  getDispatchPlan,
+  applyDispatchPlan,
 } from './fleet';
 
 /** operationId → handler. A test checks these keys equal the contract's operations. */
@@ -81,6 +84,9 @@ export const operations = {
   listJobs,
   getJob,
   assignJob,
+  createDispatchPlan,
+  getDispatchPlan,
+  applyDispatchPlan,
   reportJobLocation,
   reportNoShow,
   completeJob,

@@ -1,0 +1,45 @@
+import type { Tx } from '../../data/database';
+import * as jobs from '../../data/repositories/jobs-repository';
+import * as plans from '../../data/repositories/dispatch-repository';
+import { AppError, notFound } from '../../shared/errors';
+import type { NoticeBody } from '../marketplace/notices';
+import { assignJob } from '../fleet/assign-job';
+import { planView, type PlanView } from './plan-view';
+
+export interface Applied {
+  plan_id: string;
+  applied: string[];
+  skipped: Array<{ job_id: string; reason: string }>;
+}
+
+/**
+ * Applies a plan's proposals that still hold. The plan is locked (two applies take turns); each proposal whose job
+ * changed since the plan (its version moved: assigned, cancelled, rescheduled, a flight's move) is skipped as
+ * `changed_since_plan`. The rest are assigned one by one as an operator's assignment is (assign-job.ts, with every
+ * check, the events and the marketplace's driver info), each in a savepoint: a refusal skips that job with its
+ * reason and leaves the others. Kept assignments are left alone.
+ */
+export async function applyPlan(tx: Tx, planId: string, now: Date, noticeBody: NoticeBody): Promise<Applied> {
+  const plan = await plans.findPlan(tx, planId, true);
+  if (!plan) throw notFound(`No plan ${planId}.`, { plan_id: planId });
+  const view: PlanView = planView(plan);
+  const applied: string[] = [];
+  const skipped: Applied['skipped'] = [];
+  for (const a of view.assignments.filter((x) => x.change !== 'kept')) {
+    const job = await jobs.findJob(tx, a.job_id, true);
+    if (!job || job.version !== plan.jobVersions[a.job_id]) {
+      skipped.push({ job_id: a.job_id, reason: 'changed_since_plan' });
+      continue;
+    }
+    try {
+      await tx.savepoint((sp) => assignJob(sp, a.job_id, { driver_id: a.driver_id, vehicle_id: a.vehicle_id }, now, noticeBody, 'plan'));
+      applied.push(a.job_id);
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      skipped.push({ job_id: a.job_id, reason: typeof e.details.reason === 'string' ? e.details.reason : e.code });
+    }
+  }
+  const result = { plan_id: planId, applied, skipped };
+  await plans.markApplied(tx, planId, now, result);
+  return result;
+}
