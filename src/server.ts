@@ -143,7 +143,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     keys: new KeyCache(),
     recent: new RecentBookingFacts(),
     marketplaceNotices: marketplaceNoticeBody,
-    fleet: new FleetCapacity(),
+    fleet: new FleetCapacity(clock),
     limits: { anonymous: shared ?? new MemoryTokenBuckets(config.anonymousLimit), emptyPartners: new EmptyBuckets() },
     metrics,
     resolveHost: opts.resolveHost ?? systemResolve,

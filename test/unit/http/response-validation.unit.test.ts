@@ -25,7 +25,7 @@ async function surfaceReturning(body: unknown, mode: 'enforce' | 'log' | 'off') 
     keys: new KeyCache(),
     recent: new RecentBookingFacts(),
     marketplaceNotices: () => ({}),
-    fleet: new FleetCapacity(),
+    fleet: new FleetCapacity(systemClock),
     resolveHost: async () => [],
     limits: { anonymous: new MemoryTokenBuckets({ requestsPerSecond: 1, burst: 1 }), emptyPartners: new EmptyBuckets() },
     metrics: new Metrics(),
