@@ -183,14 +183,26 @@ describeInBrowser('Driver app (/driver/) in a browser', () => {
       expect((await opsJob(jobId)).status).toBe('arrived');
 
       await context.setOffline(false);
-      await textSoon(bigButton(page), /^Ride completed$/, 25_000);
+      // On board: "Ride completed" is not offered before the ride can be over (half the drive after boarding).
+      await textSoon(page.locator(`#job-${jobId} .actions`), /On the way to the drop-off/, 25_000);
       const flushed = await waitForLocation(jobId, (l) => l?.lat === 7.1655, 25_000);
       expect(flushed).toMatchObject({ lat: 7.1655, lon: 79.8822 });
       await textSoon(statusBar(page), /Sharing location/);
       expect(await page.evaluate("sessionStorage.getItem('lanka-driver-outbox')")).toBeNull();
       expect((await opsJob(jobId)).status).toBe('on_board');
 
+      // At the drop-off: the app asks before a final, billed "completed"; Back changes nothing.
+      clock.set(new Date(Date.parse(AT_THE_AIRPORT) + 2 * 3600_000).toISOString());
+      await page.reload();
+      await textSoon(bigButton(page), /^Ride completed$/, 25_000);
       await bigButton(page).click();
+      await textSoon(page.locator(`#job-${jobId} .confirm .question`), /^Passengers dropped off at .+\?$/);
+      await shots(page, 'driver-app-confirm-completed', `#job-${jobId} .actions`);
+      await page.locator(`#job-${jobId} .confirm button.plain`).click();
+      await textSoon(bigButton(page), /^Ride completed$/);
+      expect((await opsJob(jobId)).status).toBe('on_board');
+      await bigButton(page).click();
+      await page.locator(`#job-${jobId} button[data-action="confirm-completed"]`).click();
       await textSoon(page.locator(`#job-${jobId} .actions`), /Ride completed\. Thank you!/);
       expect((await opsJob(jobId)).status).toBe('completed');
       await textSoon(statusBar(page), /Your location is shared only during a ride/);

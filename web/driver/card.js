@@ -2,7 +2,8 @@
 /*
  * One job as a card: the pickup time (large), where from and to, the passenger (a tel: link), the party and the
  * seats, the flight, the notes and meeting instructions, the car; and ONE big button for the next state, with a
- * smaller "Passenger did not come" (confirmed first, with an optional note) once the API offers it. At the pickup,
+ * smaller "Passenger did not come" (confirmed first, with an optional note) once the API offers it. "Ride completed"
+ * is final and billed: it asks first, and the API offers it only once the ride is plausibly over. At the pickup,
  * the waiting clock. The next job's card is open; the others fold.
  */
 import { h } from './dom.js';
@@ -14,7 +15,7 @@ import { ACTIONS, addDays, dayName, flightText, fromNow, hhmm, isOver, party, pi
 /** @typedef {import('./queue.js').StatusTap} StatusTap */
 /**
  * What the driver has open or was told, per job, kept across refreshes.
- * @typedef {{ open?: boolean, confirming?: boolean, note?: string, message?: string }} JobUi
+ * @typedef {{ open?: boolean, confirming?: boolean, completing?: boolean, note?: string, message?: string }} JobUi
  */
 /**
  * @typedef {{ next: boolean, today: string, ui: JobUi, pending: StatusTap | undefined, link: 'sending' | 'network' | 'service' | null,
@@ -139,14 +140,19 @@ function actions(job, ctx) {
         h('span', { class: 'sub' }, sub),
       ),
     );
+  } else if (main === 'completed' && ctx.ui.completing) {
+    box.append(completeConfirm(job, ctx));
   } else if (main) {
+    const onclick = main === 'completed' ? () => ctx.setUi({ completing: true, message: '' }, true) : () => ctx.tap(main);
     box.append(
       h(
         'button',
-        { type: 'button', class: 'big', 'data-action': main, 'aria-describedby': 'msg-' + job.job_id, onclick: () => ctx.tap(main) },
+        { type: 'button', class: 'big', 'data-action': main, 'aria-describedby': 'msg-' + job.job_id, onclick },
         h('span', { class: 'label' }, ACTIONS[main]),
       ),
     );
+  } else if (job.status === 'on_board') {
+    box.append(h('p', { class: 'done' }, 'On the way to the drop-off. "Ride completed" comes when you can be there.'));
   } else if (isOver(job)) {
     box.append(h('p', { class: 'done' }, job.status === 'completed' ? 'Ride completed. Thank you!' : 'Reported: the passenger did not come.'));
   } else if (job.status === 'driver_assigned') {
@@ -156,6 +162,23 @@ function actions(job, ctx) {
   box.append(h('p', { id: 'msg-' + job.job_id, class: 'message', role: 'alert', hidden: !ctx.ui.message }, ctx.ui.message || ''));
   if (canNoShow && !pending) box.append(ctx.ui.confirming ? noShowConfirm(job, ctx) : noShowButton(ctx));
   return box;
+}
+
+/** "Ride completed" asks first: it is final, and the customer is billed. @param {Job} job @param {CardCtx} ctx */
+function completeConfirm(job, ctx) {
+  const to = placeLines(job.dropoff).main;
+  return h(
+    'div',
+    { class: 'confirm', role: 'group', 'aria-labelledby': 'complete-' + job.job_id },
+    h('p', { id: 'complete-' + job.job_id, class: 'question' }, 'Passengers dropped off at ' + to + '?'),
+    h('p', { class: 'meta' }, 'Completing is final: the customer is told and the ride is billed.'),
+    h(
+      'div',
+      { class: 'confirm-buttons' },
+      h('button', { type: 'button', class: 'big', 'data-action': 'confirm-completed', onclick: () => ctx.tap('completed') }, 'Yes, ride completed'),
+      h('button', { type: 'button', class: 'plain', onclick: () => ctx.setUi({ completing: false }, true) }, 'Back'),
+    ),
+  );
 }
 
 /** @param {CardCtx} ctx */

@@ -97,7 +97,7 @@ function setUi(jobId, patch, rerender) {
 
 /** The driver taps a job's button: queued, and sent at once if it can be. @param {Job} job @param {NextStatus} status @param {string} [note] */
 function tap(job, status, note) {
-  setUi(job.job_id, { message: '', confirming: false, note: '' }, false);
+  setUi(job.job_id, { message: '', confirming: false, completing: false, note: '' }, false);
   queueStatus(note ? { job_id: job.job_id, status, note } : { job_id: job.job_id, status });
   flush().catch(stopIfSignedOut);
 }

@@ -11,6 +11,9 @@ import type { DispatchState } from './booking-states';
  *   (for an airport arrival, the flight's landing: the estimated pickup).
  * - A job is live (its driver's position is shared) while the ride is under way, and from an hour before the
  *   pickup for an assigned job.
+ * - `completed` (final, and billed) only when it is plausible: not before the pickup, and not before half the
+ *   route's drive has passed since the passengers got in (or since the pickup, when no one said they did): the same
+ *   rule for the driver's app and the operator.
  */
 export type RideState = 'driver_assigned' | 'en_route' | 'arrived' | 'on_board' | 'completed' | 'no_show';
 export type RideStep = Exclude<RideState, 'driver_assigned'>;
@@ -50,6 +53,9 @@ export interface RideFacts {
   pickupEstimatedAt: Date | null;
   pickup: { iata?: string };
   arrivedAt: Date | null;
+  onBoardAt: Date | null;
+  /** The route's drive, in minutes (null when unknown). */
+  driveMin: number | null;
 }
 
 /** When the job is to be picked up: the estimated pickup when a flight moved it. */
@@ -62,7 +68,18 @@ export function noShowFrom(r: RideFacts): Date | null {
   return new Date(from + freeWaitingMinutes(r.pickup) * 60_000);
 }
 
-export type RideRefusal = { reason: 'invalid_transition'; allowed: RideStep[] } | { reason: 'too_early'; from: Date } | { reason: 'waiting_time'; from: Date };
+/** From when the ride may be completed: the pickup, and half the drive after the passengers got in. */
+export function completionFrom(r: Pick<RideFacts, 'pickupAt' | 'pickupEstimatedAt' | 'onBoardAt' | 'driveMin'>): Date {
+  const pickup = effectivePickup(r).getTime();
+  const boarded = Math.max(r.onBoardAt?.getTime() ?? pickup, pickup);
+  return new Date(Math.max(pickup, boarded + Math.ceil((r.driveMin ?? 0) / 2) * 60_000));
+}
+
+export type RideRefusal =
+  | { reason: 'invalid_transition'; allowed: RideStep[] }
+  | { reason: 'too_early'; from: Date }
+  | { reason: 'waiting_time'; from: Date }
+  | { reason: 'too_soon'; from: Date };
 
 /** Whether the ride may move to `to` now: undefined when it may, else why not. */
 export function judgeStep(r: RideFacts, to: RideStep, now: Date): RideRefusal | undefined {
@@ -74,6 +91,10 @@ export function judgeStep(r: RideFacts, to: RideStep, now: Date): RideRefusal | 
   if (to === 'no_show') {
     const from = noShowFrom(r)!;
     if (now < from) return { reason: 'waiting_time', from };
+  }
+  if (to === 'completed') {
+    const from = completionFrom(r);
+    if (now < from) return { reason: 'too_soon', from };
   }
   return undefined;
 }

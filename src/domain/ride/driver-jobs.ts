@@ -37,6 +37,8 @@ export function rideFacts(j: jobs.JobRow): RideFacts {
     pickupEstimatedAt: shift ? new Date(j.pickupAt) : null,
     pickup: j.pickup,
     arrivedAt: j.arrivedAt ? new Date(j.arrivedAt) : null,
+    onBoardAt: j.onBoardAt ? new Date(j.onBoardAt) : null,
+    driveMin: j.durationMin,
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Tx } from '../../data/database';
 import { setRideStep } from '../../data/repositories/ride-repository';
 import { moveBooking } from '../bookings/advance-booking';
-import { finishJob } from '../fleet/complete-job';
+import { finishJob, tooSoon } from '../fleet/complete-job';
 import { conflict } from '../fleet/jobs';
 import { recordNoShow } from '../fleet/report-no-show';
 import type { NoticeBody } from '../marketplace/notices';
@@ -14,7 +14,7 @@ import { BOOKING_STATE_OF, freeWaitingMinutes, judgeStep, type RideStep } from '
  * 1. The job is the driver's own (else not found), locked so two taps are judged one after the other.
  * 2. Asking for the state it is in changes nothing (a phone on a weak signal sends the same tap twice).
  * 3. The rules (kernel/ride-rules.ts) judge the step: its order, `en_route` from 3 hours before the pickup, `no_show`
- *    after the free waiting time.
+ *    after the free waiting time, `completed` not before the pickup nor before half the drive since boarding.
  * 4. The step is written, and whoever the job is for hears of it: a partner's booking moves (with its event and
  *    the driver's last position); a completed ride or a no-show ends the job as an operator's would, the no-show
  *    with its evidence for a marketplace order.
@@ -54,6 +54,8 @@ export async function moveRide(
       no_show_from: refusal.from.toISOString(),
     });
   }
+
+  if (refusal?.reason === 'too_soon') throw tooSoon(jobId, refusal.from, job.durationMin);
 
   if (input.status === 'completed') return driverJobView(await finishJob(tx, job, now), now);
   if (input.status === 'no_show') return driverJobView(await recordNoShow(tx, job, input.note ?? 'Reported by the driver.', now, noticeBody), now);

@@ -18,10 +18,10 @@ describe('Driver API: tokens, ride states and what partners see', () => {
   afterEach(() => clock.set(NOW));
 
   /** A production booking CMB → Colombo at PICKUP, assigned to a new driver who holds a token. */
-  async function assignedRide(pickupDatetime = '2026-12-01T09:30:00+05:30') {
+  async function assignedRide(pickupDatetime = '2026-12-01T09:30:00+05:30', dropoff?: object) {
     const vehicle = await svc.ops.vehicle('standard_car', { colour: 'Silver', plate: `CAB-${Math.floor(Math.random() * 9000) + 1000}` });
     const driver = await svc.ops.driver('Nimal Perera', '+94771112233');
-    const { booking } = await quoteAndBook(svc.call, svc.partner.liveKey, { pickupDatetime });
+    const { booking } = await quoteAndBook(svc.call, svc.partner.liveKey, { pickupDatetime, ...(dropoff ? { dropoff } : {}) });
     const [job] = await svc.ops.jobs({ booking_ref: booking.booking_ref });
     const assigned = await svc.ops.call('POST', `/jobs/${job.job_id}/assign`, { body: { driver_id: driver.driver_id, vehicle_id: vehicle.vehicle_id } });
     expect(assigned.status).toBe(200);
@@ -74,6 +74,31 @@ describe('Driver API: tokens, ride states and what partners see', () => {
     const rows = await svc.ops.audit({ surface: 'driver', limit: '50' });
     expect(rows.length).toBeGreaterThan(0);
     expect(JSON.stringify(rows)).not.toContain(mine.token.slice(4));
+  });
+
+  it('when "completed" comes seconds after "on board" on a three-hour ride, or before the pickup, then it is refused until half the drive has passed, for the driver and the operator alike', async () => {
+    const r = await assignedRide('2026-12-01T09:30:00+05:30', { name: 'Kandy' });
+    expect(r.job.duration_min ?? (Date.parse(r.job.dropoff_at) - Date.parse(r.job.pickup_at)) / 60_000).toBeGreaterThan(120);
+    const operatorEarly = await svc.ops.call('POST', `/jobs/${r.job.job_id}/complete`);
+    expect(operatorEarly.body.error.details).toMatchObject({ reason: 'before_pickup' });
+    clock.set(at(-30));
+    await step(r.token, r.job.job_id, 'en_route');
+    clock.set(at(-1));
+    await step(r.token, r.job.job_id, 'arrived');
+    expect((await step(r.token, r.job.job_id, 'on_board')).body.status).toBe('on_board');
+    // The finding: a tap on "Ride completed" 8 seconds later, 146 km from the drop-off.
+    clock.set(new Date(PICKUP + 8_000).toISOString());
+    const tooSoon = await step(r.token, r.job.job_id, 'completed');
+    expect(tooSoon.status).toBe(409);
+    expect(tooSoon.body.error).toMatchObject({ code: 'job_conflict', details: { reason: 'too_soon', completion_from: expect.any(String) } });
+    const from = Date.parse(tooSoon.body.error.details.completion_from);
+    expect(from).toBeGreaterThan(PICKUP + 60 * 60_000);
+    expect((await step(r.token, r.job.job_id, 'on_board')).body).toMatchObject({ status: 'on_board', next: [] });
+    const operator = await svc.ops.call('POST', `/jobs/${r.job.job_id}/complete`);
+    expect(operator.body.error.details).toMatchObject({ reason: 'too_soon', completion_from: tooSoon.body.error.details.completion_from });
+    expect((await booking(r.booking.booking_ref)).status).toBe('passenger_on_board');
+    clock.set(new Date(from).toISOString());
+    expect((await step(r.token, r.job.job_id, 'completed')).body.status).toBe('completed');
   });
 
   it('when the driver drives the ride, then each step is refused out of order or too early, and partners see each state with its event and position', async () => {

@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import {
   BOOKING_STATE_OF,
+  completionFrom,
   effectivePickup,
   freeWaitingMinutes,
   judgeStep,
@@ -32,6 +33,8 @@ const ride = (over: Partial<RideFacts> = {}): RideFacts => ({
   pickupEstimatedAt: null,
   pickup: AIRPORT,
   arrivedAt: null,
+  onBoardAt: null,
+  driveMin: null,
   ...over,
 });
 /** Long after pickup, with the driver there since the pickup: no time rule stands in the way of any step. */
@@ -58,7 +61,7 @@ describe('the ride: which step may follow which', () => {
           now,
         );
         if (!ALLOWED[from].includes(to)) expect(refusal).toEqual({ reason: 'invalid_transition', allowed: ALLOWED[from] });
-        else if (refusal) expect(refusal.reason).toBe(to === 'en_route' ? 'too_early' : 'waiting_time');
+        else if (refusal) expect(refusal.reason).toBe({ en_route: 'too_early', no_show: 'waiting_time', completed: 'too_soon' }[to as string]);
       }),
       { numRuns: 500 },
     );
@@ -161,6 +164,31 @@ describe('the ride: free waiting and no-shows', () => {
         expect(judgeStep(r, 'on_board', now)).toBeUndefined();
       }),
       { numRuns: 300 },
+    );
+  });
+});
+
+describe('Completing a ride', () => {
+  it('is refused before the pickup, and before half the drive has passed since the passengers got in; allowed from then on', () => {
+    const onBoard = minutesAfter(PICKUP_AT, 10);
+    const long = ride({ state: 'on_board', onBoardAt: onBoard, driveMin: 180 });
+    // The finding: "Ride completed" 8 seconds after "Passenger on board" on a three-hour ride.
+    expect(judgeStep(long, 'completed', new Date(onBoard.getTime() + 8_000))).toEqual({ reason: 'too_soon', from: minutesAfter(PICKUP_AT, 100) });
+    expect(judgeStep(long, 'completed', minutesAfter(PICKUP_AT, 100))).toBeUndefined();
+    // Boarded before the pickup (an early passenger): still not before the pickup.
+    const early = ride({ state: 'on_board', onBoardAt: minutesBefore(PICKUP_AT, 75), driveMin: 20 });
+    expect(judgeStep(early, 'completed', minutesBefore(PICKUP_AT, 1))).toEqual({ reason: 'too_soon', from: minutesAfter(PICKUP_AT, 10) });
+    expect(completionFrom({ pickupAt: PICKUP_AT, pickupEstimatedAt: null, onBoardAt: null, driveMin: null })).toEqual(PICKUP_AT);
+  });
+
+  it('for any drive and boarding time, completion is never allowed before the pickup nor within half the drive after boarding', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: -120, max: 120 }), fc.integer({ min: 0, max: 600 }), fc.integer({ min: -300, max: 900 }), (boardMin, drive, nowMin) => {
+        const r = ride({ state: 'on_board', onBoardAt: minutesAfter(PICKUP_AT, boardMin), driveMin: drive });
+        const allowed = judgeStep(r, 'completed', minutesAfter(PICKUP_AT, nowMin)) === undefined;
+        const plausible = nowMin >= 0 && nowMin >= Math.max(boardMin, 0) + Math.ceil(drive / 2);
+        expect(allowed).toBe(plausible);
+      }),
     );
   });
 });
