@@ -92,7 +92,7 @@ describeInBrowser('Operator console (/ops/): operators and roles', () => {
       await signIn(w.page, viewer.token);
       await textSoon(w.page.locator('#whoami'), /Ravi Jayasuriya\s+viewer/);
       await visibleSoon(w.page.locator('#sign-out'));
-      expect(await links(w.page)).toEqual(['Dispatch', 'Partners', 'Deliveries']);
+      expect(await links(w.page)).toEqual(['Dispatch', 'Drivers', 'Partners', 'Deliveries']);
       // Hidden, not disabled: the audit log's and the operators' links are not on the page for a viewer.
       expect(await w.page.locator('#sections a[href="#audit"]').getAttribute('hidden')).toBe('');
       expect(await w.page.locator('#sections a[href="#operators"]').getAttribute('hidden')).toBe('');
@@ -178,7 +178,7 @@ describeInBrowser('Operator console (/ops/): operators and roles', () => {
     try {
       await signIn(w.page, OPERATOR_TOKEN);
       await textSoon(w.page.locator('#whoami'), /Bootstrap admin \(OPERATOR_TOKEN\)\s+admin/);
-      expect(await links(w.page)).toEqual(['Dispatch', 'Partners', 'Deliveries', 'Audit log', 'Operators']);
+      expect(await links(w.page)).toEqual(['Dispatch', 'Drivers', 'Partners', 'Deliveries', 'Audit log', 'Operators']);
       await w.page.click('#sections a[href="#operators"]');
       await textSoon(
         w.page.locator(`#operators-table tr[data-operator="${viewer.operator_id}"]`),
@@ -210,7 +210,7 @@ describeInBrowser('Operator console (/ops/): operators and roles', () => {
       // The dispatcher signs in with it: the audit log, the forms of the board, Retry; no partner forms, no operators.
       await signIn(d.page, token);
       await textSoon(d.page.locator('#whoami'), /Nimali Perera\s+dispatcher/);
-      expect(await links(d.page)).toEqual(['Dispatch', 'Partners', 'Deliveries', 'Audit log']);
+      expect(await links(d.page)).toEqual(['Dispatch', 'Drivers', 'Partners', 'Deliveries', 'Audit log']);
       await d.page.click(`#unassigned [data-job="${job.job_id}"]`);
       await visibleSoon(d.page.locator('#assign-form'));
       await visibleSoon(d.page.locator('#complete-job'));

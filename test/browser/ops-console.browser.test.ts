@@ -601,7 +601,7 @@ describeInBrowser('Operator console (/ops/) in a browser', () => {
       await w.page.click('#sections a[href="#partners"]');
       await w.page.click('#partners-table a');
       await visibleSoon(w.page.locator('#vocab-form'));
-      for (const view of ['deliveries', 'audit', 'operators', 'board']) {
+      for (const view of ['drivers', 'deliveries', 'audit', 'operators', 'board']) {
         await w.page.click(`#sections a[href="#${view}"]`);
         await w.page.waitForLoadState('networkidle');
         // Every field of the view has a label, and the view's heading has the focus.
@@ -628,6 +628,8 @@ describeInBrowser('Operator console (/ops/) in a browser', () => {
         'board',
         'deliveries',
         'dom',
+        'driver-hours',
+        'drivers',
         'format',
         'job-panel',
         'operators',
@@ -639,7 +641,17 @@ describeInBrowser('Operator console (/ops/) in a browser', () => {
         'session',
         'state',
       ];
-      const styles = ['console-base', 'console-docs', 'console-workbench', 'console-workbench-detail', 'ops-base', 'ops-tables', 'ops-board', 'ops-narrow'];
+      const styles = [
+        'console-base',
+        'console-docs',
+        'console-workbench',
+        'console-workbench-detail',
+        'ops-base',
+        'ops-tables',
+        'ops-board',
+        'ops-drivers',
+        'ops-narrow',
+      ];
       const own = [...styles.map((s) => `${s}.css`), 'favicon-32x32.png', ...modules.map((m) => `${m}.js`)].map((f) => `${app.url}/ops/assets/${f}`);
       expect(files).toEqual([`${app.url}/ops/`, ...own].sort());
       // Every request the page made is in the audit log, the page's own under the ops-console surface.

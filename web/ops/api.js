@@ -13,6 +13,9 @@ import { API, session } from './state.js';
 /** @typedef {keyof Ops} OpId */
 /** @typedef {Schemas['AuditEntry']} AuditEntry */
 /** @typedef {Schemas['Driver']} Driver */
+/** @typedef {Schemas['DriverShifts']} DriverShifts */
+/** @typedef {Schemas['WeeklyShift']} WeeklyShift */
+/** @typedef {Schemas['ShiftException']} ShiftException */
 /** @typedef {Schemas['Env']} Env */
 /** @typedef {Schemas['FleetCode']} FleetCode */
 /** @typedef {Schemas['Job']} Job */
@@ -54,7 +57,7 @@ import { API, session } from './state.js';
 
 /** The refusals in words, by the API's error code. @type {Record<string, string>} */
 const REFUSALS = {
-  assignment_conflict: 'Double booking refused',
+  assignment_conflict: 'Assignment refused',
   vehicle_too_small: 'Vehicle too small',
   job_conflict: 'Not possible for this job',
   not_found: 'Not found',
@@ -62,6 +65,14 @@ const REFUSALS = {
   already_exists: 'Already exists',
   forbidden: 'Not allowed for your role',
   rate_limited: 'Too many requests',
+};
+
+/** An assignment_conflict in words, by its `details.reason` (the message says the rest). @type {Record<string, string>} */
+const CONFLICTS = {
+  overlap: 'Double booking refused',
+  travel_time: 'Not enough time between jobs',
+  outside_shift: "Outside the driver's hours",
+  class_full: 'No room left in the class',
 };
 
 /** @type {(r: AnyAnswer) => void} */
@@ -97,7 +108,7 @@ export function whenUnauthorized(fn) {
  * means the token is no longer accepted: the console forgets it and asks again (and the promise rejects, SignedOut).
  * @template {OpId} O
  * @param {O} _op the contract's operation: it types `body` and the answer
- * @param {'GET' | 'POST' | 'PUT' | 'DELETE'} method
+ * @param {'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE'} method
  * @param {string} path below /ops/v1, with its query
  * @param {RequestBody<O>} [body]
  * @param {{ token?: string, etag?: string | null, accept?: string }} [opts] `token`: a candidate's, not the session's (no sign-out on
@@ -167,13 +178,29 @@ export function refusal(r) {
   if (r.networkError) return 'The service could not be reached (' + r.text + ').';
   const e = errorOf(r);
   if (!e) return 'HTTP ' + r.status + (r.text ? ': ' + r.text.slice(0, 200) : '');
-  const title = REFUSALS[e.code];
-  /** @type {{ field: string, message: string }[]} */
-  const named = e.details && Array.isArray(e.details.fields) ? e.details.fields : [];
-  const fields = named.map((f) => f.field + ' ' + f.message);
-  let text = (title ? title + ': ' : e.code + ': ') + e.message;
+  const fields = fieldsOf(r).map((f) => f.field + ' ' + f.message);
+  let text = refusalTitle(r) + ': ' + e.message;
   if (fields.length && e.message.indexOf(fields[0]) < 0) text += ' (' + fields.join('; ') + ')';
   return text;
+}
+
+/** What kind of refusal, in words (an assignment conflict by its reason). @param {AnyAnswer} r */
+export function refusalTitle(r) {
+  const e = errorOf(r);
+  if (!e) return 'HTTP ' + r.status;
+  const reason = e.code === 'assignment_conflict' && e.details ? e.details.reason : undefined;
+  return (typeof reason === 'string' && CONFLICTS[reason]) || REFUSALS[e.code] || e.code;
+}
+
+/**
+ * The fields a refusal names (`details.fields`, each with its message), or none.
+ * @param {AnyAnswer} r
+ * @returns {{ field: string, message: string }[]}
+ */
+export function fieldsOf(r) {
+  const e = errorOf(r);
+  const named = e && e.details && Array.isArray(e.details.fields) ? e.details.fields : [];
+  return named.filter((f) => f && typeof f.message === 'string').map((f) => ({ field: String(f.field), message: f.message }));
 }
 
 /**
@@ -183,5 +210,25 @@ export function refusal(r) {
  */
 export function failed(el, r) {
   say(el, refusal(r), 'error');
+  if (r.requestId) el.appendChild(h('span', { class: 'request-id' }, 'Request ' + r.requestId + ' in the audit log'));
+}
+
+/**
+ * Shows a refusal whose fields the API named as a list of its messages, one a line, under what kind of refusal it
+ * is (any other refusal as `failed` does).
+ * @param {HTMLElement} el
+ * @param {AnyAnswer} r
+ */
+export function failedWithFields(el, r) {
+  const fields = fieldsOf(r);
+  if (!fields.length) return failed(el, r);
+  say(el, refusalTitle(r) + ':', 'error');
+  el.appendChild(
+    h(
+      'ul',
+      { class: 'field-errors' },
+      fields.map((f) => h('li', {}, f.message)),
+    ),
+  );
   if (r.requestId) el.appendChild(h('span', { class: 'request-id' }, 'Request ' + r.requestId + ' in the audit log'));
 }

@@ -102,7 +102,7 @@ function timelineRange(start) {
   /** @type {number[]} */
   const times = [];
   board.jobs.forEach((j) => {
-    times.push(Date.parse(j.pickup_at), Date.parse(j.ends_at));
+    times.push(Date.parse(j.pickup_at), Date.parse(j.dropoff_at));
   });
   const now = serviceNow();
   if (now >= start && now < start + 24 * HOUR) times.push(now);
@@ -182,14 +182,14 @@ const RIDING = ['en_route', 'arrived', 'on_board'];
 /** @param {Job} j @param {number} origin @param {number} span */
 function jobBlock(j, origin, span) {
   const from = Math.max(0, (Date.parse(pickupOf(j)) - origin) / span);
-  const to = Math.min(1, (Date.parse(j.ends_at) - origin) / span);
+  const to = Math.min(1, (Date.parse(j.dropoff_at) - origin) / span);
   const label =
     'Job ' +
     j.job_id +
     ', ' +
     hhmm(pickupOf(j)) +
     ' to ' +
-    hhmm(j.ends_at) +
+    hhmm(j.dropoff_at) +
     ', ' +
     shortPlace(j.pickup) +
     ' to ' +
@@ -232,7 +232,7 @@ function renderUnassigned() {
             'data-job': j.job_id,
             onclick: () => selectJob(j.job_id),
           },
-          h('span', { class: 'when' }, hhmm(pickupOf(j)) + '–' + hhmm(j.ends_at), h('span', { class: 'id' }, 'Job ' + j.job_id)),
+          h('span', { class: 'when' }, hhmm(pickupOf(j)) + '–' + hhmm(j.dropoff_at), h('span', { class: 'id' }, 'Job ' + j.job_id)),
           h('span', { class: 'route' }, shortPlace(j.pickup) + ' → ' + shortPlace(j.dropoff)),
           h('span', { class: 'what' }, FLEET_NAMES[j.fleet_code] + ' · ' + party(j) + (j.extras.length ? ' · ' + seats(j) : '') + ' · ' + whoFor(j)),
           j.released ? h('span', { class: 'released' }, releasedText(j)) : null,

@@ -1,5 +1,7 @@
 // @ts-check
-/* Building the page: elements from data (text is always text, never HTML), status lines, the clipboard. */
+/* Building the page: elements from data (text is always text, never HTML), time fields, status lines, the clipboard. */
+
+import { tidyTime } from './format.js';
 
 /** @typedef {string | number | boolean | null | undefined} AttrValue */
 /** @typedef {{ [name: string]: AttrValue | ((e: Event) => void) }} Attrs */
@@ -56,6 +58,31 @@ export function append(el, child) {
   if (child === undefined || child === null || child === false) return;
   if (Array.isArray(child)) child.forEach((c) => append(el, c));
   else el.appendChild(typeof child === 'string' || typeof child === 'number' ? document.createTextNode(String(child)) : child);
+}
+
+/**
+ * A field for a time of day as the API takes it, HH:MM on the 24-hour clock (not the browser's time picker, which
+ * may show AM and PM): what is typed is tidied when the field is left ("6" is 06:00, "1830" 18:30).
+ * @param {Attrs} attrs its id, value and the like
+ */
+export function timeField(attrs) {
+  const input = h('input', {
+    type: 'text',
+    class: 'time',
+    inputmode: 'numeric',
+    pattern: '([01][0-9]|2[0-3]):[0-5][0-9]',
+    placeholder: 'HH:MM',
+    maxlength: '5',
+    autocomplete: 'off',
+    spellcheck: 'false',
+    title: 'A time on the 24-hour clock, HH:MM',
+    ...attrs,
+  });
+  input.addEventListener('change', () => {
+    input.value = tidyTime(input.value);
+    input.dispatchEvent(new Event('input'));
+  });
+  return input;
 }
 
 /**

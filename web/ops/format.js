@@ -10,6 +10,8 @@ import { serviceNow } from './state.js';
 /** @typedef {import('./api.js').FleetCode} FleetCode */
 /** @typedef {import('./api.js').RateLimit} RateLimit */
 /** @typedef {import('./api.js').Env} Env */
+/** @typedef {import('./api.js').ShiftException} ShiftException */
+/** @typedef {{ starts: string, ends: string }} Hours a shift's times, HH:MM */
 
 export const SLT_MS = 330 * 60000;
 export const HOUR = 3600000;
@@ -170,4 +172,39 @@ export function envName(env) {
 export function pretty(v) {
   if (v === null || v === undefined) return '(empty)';
   return typeof v === 'string' ? v : JSON.stringify(v, null, 2);
+}
+
+/** ISO weekdays, 1 = Monday … 7 = Sunday (index 0 is Monday). */
+export const WEEKDAYS = ['Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday', 'Sunday'];
+
+const HHMM = /^([01][0-9]|2[0-3]):[0-5][0-9]$/;
+
+/** Whether a shift runs past midnight (it ends before it starts; 00:00 is midnight). @param {Hours} s */
+export const overnight = (s) => HHMM.test(s.starts) && HHMM.test(s.ends) && s.ends < s.starts;
+
+/** Where a night shift ends: "overnight, until Sat 06:00", or "until midnight". @param {string} ends @param {string} nextDay */
+export const untilText = (ends, nextDay) => (ends === '00:00' ? 'until midnight' : 'overnight, until ' + nextDay + ' ' + ends);
+
+/**
+ * A time as typed ("6", "6:30", "0630", "18.00") as HH:MM on the 24-hour clock, 24:00 as 00:00 (midnight: a shift
+ * ending then runs into the next day); anything else as it is. @param {string} typed
+ */
+export function tidyTime(typed) {
+  const m = /^(\d{1,2})(?:[:.h ]?(\d{2}))?$/.exec(typed.trim());
+  if (m && Number(m[1]) === 24 && Number(m[2] || 0) === 0) return '00:00';
+  if (!m || Number(m[1]) > 23 || Number(m[2] || 0) > 59) return typed.trim();
+  return m[1].padStart(2, '0') + ':' + (m[2] || '00');
+}
+
+/** The day after an ISO weekday, short ("Tue" after 1). @param {number} weekday */
+export const dayAfter = (weekday) => WEEKDAYS[weekday % 7].slice(0, 3);
+
+/** "06:00–18:00", or "20:00–06:00 (overnight, until Sat 06:00)". @param {Hours} s @param {string} nextDay */
+export function hoursText(s, nextDay) {
+  return s.starts + '–' + s.ends + (overnight(s) ? ' (' + untilText(s.ends, nextDay) + ')' : '');
+}
+
+/** A day's exception in words: "off", or its hours. @param {ShiftException} e */
+export function exceptionText(e) {
+  return 'off' in e ? 'off' : hoursText(e, dayName(addDays(e.date, 1)).slice(0, 3));
 }

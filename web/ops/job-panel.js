@@ -26,9 +26,9 @@ export function resetPanel() {
   panelState.result = null;
 }
 
-/** @param {Job} a @param {Job} b */
+/** Whether two jobs hold their driver or vehicle at once (from the pickup to the drop-off). @param {Job} a @param {Job} b */
 function overlaps(a, b) {
-  return Date.parse(a.pickup_at) < Date.parse(b.ends_at) && Date.parse(b.pickup_at) < Date.parse(a.ends_at);
+  return Date.parse(pickupOf(a)) < Date.parse(b.dropoff_at) && Date.parse(pickupOf(b)) < Date.parse(a.dropoff_at);
 }
 
 /**
@@ -65,7 +65,7 @@ export function renderJobPanel(j, day, actions) {
         ])
       : []),
     ['Drop-off', place(j.dropoff), true],
-    ['Holds a vehicle', hhmm(pickupOf(j)) + '–' + hhmm(j.ends_at)],
+    ['Holds a vehicle', hhmm(pickupOf(j)) + '–' + hhmm(j.dropoff_at) + ' (drop-off)'],
     ['Party', party(j) + ' · ' + FLEET_NAMES[j.fleet_code]],
     ...(j.extras.length ? /** @type {[string, string][]} */ ([['Seats to fit', seats(j)]]) : []),
     ...(j.notes ? /** @type {[string, string, boolean][]} */ ([['Notes for the driver', j.notes, true]]) : []),
@@ -128,7 +128,7 @@ function assignForm(j, day, actions) {
         (resource === 'driver' ? x.driver && x.driver.driver_id === id : x.vehicle && x.vehicle.vehicle_id === id) &&
         overlaps(x, j),
     );
-    return other ? ' (busy ' + hhmm(other.pickup_at) + '–' + hhmm(other.ends_at) + ', job ' + other.job_id + ')' : '';
+    return other ? ' (busy ' + hhmm(pickupOf(other)) + '–' + hhmm(other.dropoff_at) + ', job ' + other.job_id + ')' : '';
   };
   const drivers = h(
     'select',
@@ -189,6 +189,13 @@ function assignForm(j, day, actions) {
     h('div', {}, h('label', { for: 'assign-driver' }, 'Driver'), drivers),
     h('div', {}, h('label', { for: 'assign-vehicle' }, 'Vehicle'), vehicles),
     h('div', { class: 'submit' }, h('button', { type: 'submit', class: 'primary' }, j.driver ? 'Reassign' : 'Assign')),
+    h(
+      'p',
+      { class: 'meta grow-all' },
+      'The API also checks the drive from the job before and to the job after, and the driver’s hours (',
+      h('a', { href: '#drivers' }, 'drivers’ bases and hours'),
+      ').',
+    ),
     resultArea('assign-result'),
   );
 }
@@ -255,7 +262,11 @@ async function act(j, op, action, resultId, body, actions, success) {
   panelState.result = null;
   say($(resultId), 'Sending…');
   const r = await api(op, 'POST', '/jobs/' + encodeURIComponent(j.job_id) + '/' + action, body);
-  if (!r.ok) return failed($(resultId), r);
+  if (!r.ok) {
+    // The refusal in the API's words (a double booking, the drive between jobs, the driver's hours…), in view.
+    failed($(resultId), r);
+    return $(resultId).scrollIntoView({ block: 'nearest' });
+  }
   panelState.result = { id: resultId, text: success(r.json), kind: 'ok' };
   await actions.reload();
 }

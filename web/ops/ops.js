@@ -5,9 +5,9 @@
  * its own words (api.js).
  *
  * Native ES modules, served as they are (no build): this one starts the page; each view is a module of its own
- * (board.js with job-panel.js, partners.js with partner-settings.js and partner-terms.js, deliveries.js, audit.js, operators.js), over
- * router.js (which view is shown, polling), state.js (the session), api.js (the API client, typed from the contract),
- * dom.js and format.js. `npm run typecheck:web` checks them all (// @ts-check, JSDoc types).
+ * (board.js with job-panel.js, drivers.js with driver-hours.js, partners.js with partner-settings.js and
+ * partner-terms.js, deliveries.js, audit.js, operators.js), over router.js (which view is shown, polling), state.js
+ * (the session), api.js (the API client, typed from the contract), dom.js and format.js. `npm run typecheck:web` checks them all (// @ts-check, JSDoc types).
  *
  * Roles: who is signed in comes from GET /me; what the page offers follows the role, ranked as the API ranks them
  * (each operation's `x-required-role` in ops-v1.yaml): what a role may not do is not shown at all. The API decides
@@ -16,6 +16,7 @@
 import { setUpAudit } from './audit.js';
 import { setUpBoard } from './board.js';
 import { setUpDeliveries } from './deliveries.js';
+import { setUpDrivers } from './drivers.js';
 import { setUpOperators } from './operators.js';
 import { setUpPartners } from './partners.js';
 import { polled, route } from './router.js';
@@ -23,6 +24,7 @@ import { startSession } from './session.js';
 import { session } from './state.js';
 
 setUpBoard();
+setUpDrivers();
 setUpPartners();
 setUpDeliveries();
 setUpAudit();

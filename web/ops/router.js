@@ -1,8 +1,8 @@
 // @ts-check
 /*
- * Views (the address's #fragment): #board (dispatch, polled), #partners[/<partner_id>], #deliveries (polled),
- * #audit[?request_id=…], #operators. Each view's module registers itself here; this shows one at a time, keeps the
- * polled ones fresh while the tab is visible, and ticks the service's clock in the header.
+ * Views (the address's #fragment): #board (dispatch, polled), #drivers[/<driver_id>], #partners[/<partner_id>],
+ * #deliveries (polled), #audit[?request_id=…], #operators. Each view's module registers itself here; this shows one
+ * at a time, keeps the polled ones fresh while the tab is visible, and ticks the service's clock in the header.
  */
 import { stopIfSignedOut } from './api.js';
 import { $ } from './dom.js';
@@ -20,7 +20,15 @@ import { can, serviceNow, session } from './state.js';
 export const POLL_MS = 10000;
 
 /** @type {Record<ViewName | 'signin', string>} */
-const TITLES = { signin: 'Sign in', board: 'Dispatch', partners: 'Partners', deliveries: 'Deliveries', audit: 'Audit log', operators: 'Operators' };
+const TITLES = {
+  signin: 'Sign in',
+  board: 'Dispatch',
+  drivers: 'Drivers',
+  partners: 'Partners',
+  deliveries: 'Deliveries',
+  audit: 'Audit log',
+  operators: 'Operators',
+};
 /** @type {Partial<Record<ViewName, import('./state.js').Role>>} The least role each view needs (the operations it reads); the others need a viewer. */
 const VIEW_NEEDS = { audit: 'dispatcher', operators: 'admin' };
 /** @type {Partial<Record<ViewName, View>>} */

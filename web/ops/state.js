@@ -6,7 +6,7 @@
 
 /** @typedef {import('./api.js').Me} Me */
 /** @typedef {import('./api.js').Role} Role */
-/** @typedef {'board' | 'partners' | 'deliveries' | 'audit' | 'operators'} ViewName */
+/** @typedef {'board' | 'drivers' | 'partners' | 'deliveries' | 'audit' | 'operators'} ViewName */
 
 /** The page's address prefix (`{{root}}`, '' on OPS_LISTEN), and where the operator API is. */
 export const ROOT = document.documentElement.getAttribute('data-root') || '';
