@@ -238,6 +238,20 @@ describe('Driver API: tokens, ride states and what partners see', () => {
     expect(mine).toHaveLength(1);
   });
 
+  it("when a phone's clock is a day behind, then its position is kept at the time the service received it, not 'from 1387 min ago'", async () => {
+    const r = await assignedRide();
+    clock.set(at(-30));
+    const wrong = new Date(PICKUP - 30 * 60_000 - 1387 * 60_000).toISOString();
+    const pos = await svc.call('POST', '/driver/v1/location', { key: r.token, body: { lat: 7.15, lon: 79.88, at: wrong } });
+    expect(pos.status).toBe(202);
+    expect(pos.body).toEqual({ job_id: r.job.job_id, at: at(-30) });
+    expect((await svc.ops.jobs({ booking_ref: r.booking.booking_ref }))[0].last_location).toEqual({ lat: 7.15, lon: 79.88, at: at(-30) });
+    // A position queued offline during the live window keeps its own time.
+    clock.set(at(-10));
+    const queued = await svc.call('POST', '/driver/v1/location', { key: r.token, body: { lat: 7.16, lon: 79.88, at: at(-20) } });
+    expect(queued.body.at).toBe(at(-20));
+  });
+
   it('when positions arrive with no live job (queued offline, after the ride), then they are accepted and kept nowhere; one dated ahead is refused', async () => {
     const r = await assignedRide();
     clock.set(at(-200));
