@@ -1,8 +1,8 @@
 import { ManualClock } from '../../../src/shared/clock';
 import { useTestApp } from '../../support/use-test-app';
+import { productionJob } from '../../support/bookings';
 
 const NOW = '2026-11-21T08:00:00Z';
-let seq = 0;
 
 /** Places some 6 km (a quarter of an hour's drive) from each town: drop-offs of short runs above the minimum fare. */
 const NEAR = {
@@ -24,31 +24,9 @@ describe('Drivers: bases, shifts and real travel between jobs', () => {
     for (let i = 0; i < 16; i++) await svc.ops.vehicle('standard_car');
   });
 
-  /** A production booking of a standard car, and its job. */
-  async function job(date: string, time: string, pickup: object, dropoff: object) {
-    const q = await svc.call('POST', '/transfers/v1/quotes', {
-      key: svc.partner.liveKey,
-      body: { pickup, dropoff, pickup_datetime: `${date}T${time}:00+05:30`, passengers: { adults: 2, luggage: 1 } },
-    });
-    expect(q.status).toBe(200);
-    const offer = q.body.offers.find((o: any) => o.vehicle_code === 'standard_car');
-    if (!offer) throw new Error(`no standard car offered: ${q.text}`);
-    seq += 1;
-    const b = await svc.call('POST', '/transfers/v1/bookings', {
-      key: svc.partner.liveKey,
-      body: {
-        quote_id: q.body.quote_id,
-        offer_id: offer.offer_id,
-        partner_reference: `TT-${seq}`,
-        passenger: { first_name: 'Nadia', last_name: 'Haas', phone: '+4915112345678' },
-        passengers: { adults: 2, luggage: 1 },
-        flight_number: 'EK650',
-      },
-    });
-    expect(b.status).toBe(201);
-    const [j] = await svc.ops.jobs({ booking_ref: b.body.booking_ref });
-    return j;
-  }
+  const job = (date: string, time: string, pickup: object, dropoff: object, o: Parameters<typeof productionJob>[5] = {}) =>
+    productionJob(svc, date, time, pickup, dropoff, o);
+
   const assign = (jobId: string, driverId: string, vehicleId: string) =>
     svc.ops.call('POST', `/jobs/${jobId}/assign`, { body: { driver_id: driverId, vehicle_id: vehicleId } });
   const minutes = (from: string, to: string) => (Date.parse(to) - Date.parse(from)) / 60_000;

@@ -1,9 +1,9 @@
 import { ManualClock } from '../../../src/shared/clock';
 import { useTestApp } from '../../support/use-test-app';
+import { productionJob } from '../../support/bookings';
 
 const NOW = '2026-11-21T08:00:00Z';
 const EVERY_DAY = [1, 2, 3, 4, 5, 6, 7];
-let seq = 0;
 
 /**
  * Plans for a day: proposals under the hard rules, with their deadhead, kept for the operator to apply; applying
@@ -34,30 +34,9 @@ describe('Dispatch plans', () => {
     return { driver_id: d.driver_id, car: car.vehicle_id };
   }
 
-  async function job(date: string, time: string, pickup: object, dropoff: object, o: { vehicle?: string; extras?: object[]; adults?: number } = {}) {
-    const passengers = { adults: o.adults ?? 2, luggage: 1, ...(o.extras ? { children: o.extras.length } : {}) };
-    const q = await svc.call('POST', '/transfers/v1/quotes', {
-      key: svc.partner.liveKey,
-      body: { pickup, dropoff, pickup_datetime: `${date}T${time}:00+05:30`, passengers, ...(o.extras ? { extras: o.extras } : {}) },
-    });
-    const offer = q.body.offers?.find((x: any) => x.vehicle_code === (o.vehicle ?? 'standard_car'));
-    if (!offer) throw new Error(`no offer: ${q.text}`);
-    seq += 1;
-    const b = await svc.call('POST', '/transfers/v1/bookings', {
-      key: svc.partner.liveKey,
-      body: {
-        quote_id: q.body.quote_id,
-        offer_id: offer.offer_id,
-        partner_reference: `PLAN-${seq}`,
-        passenger: { first_name: 'Lea', last_name: 'Roth', phone: '+41791234567' },
-        passengers,
-        flight_number: 'QR664',
-      },
-    });
-    if (b.status !== 201) throw new Error(`book ${b.status} ${b.text}`);
-    const [j] = await svc.ops.jobs({ booking_ref: b.body.booking_ref });
-    return { ...j, job_id: j.job_id as string, booking_ref: b.body.booking_ref as string };
-  }
+  const job = (date: string, time: string, pickup: object, dropoff: object, o: Parameters<typeof productionJob>[5] = {}) =>
+    productionJob(svc, date, time, pickup, dropoff, o);
+
   const plan = async (date: string, mode = 'fill') => {
     const r = await svc.ops.call('POST', '/dispatch/plans', { body: { date, mode } });
     expect(r.status).toBe(201);
