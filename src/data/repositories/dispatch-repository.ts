@@ -32,6 +32,12 @@ export async function findPlan(db: Sql, planId: string, lock = false): Promise<P
   return (await db.query<PlanRecord>(lock ? findLockedStmt : findStmt, [planId]))[0];
 }
 
+const listStmt = sql(`select ${COLUMNS} from dispatch_plans where day = $1::date order by created_at desc, plan_id desc limit $2`);
+/** A day's plans, newest first. */
+export async function listPlans(db: Sql, day: string, limit: number): Promise<PlanRecord[]> {
+  return db.query<PlanRecord>(listStmt, [day, limit]);
+}
+
 const appliedStmt = sql(`update dispatch_plans set applied_at = $2, applied = $3::jsonb where plan_id = $1`);
 export async function markApplied(db: Sql, planId: string, at: Date, applied: unknown): Promise<void> {
   await db.query(appliedStmt, [planId, at, JSON.stringify(applied)]);

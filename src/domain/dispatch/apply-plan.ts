@@ -17,15 +17,19 @@ export interface Applied {
  * changed since the plan (its version moved: assigned, cancelled, rescheduled, a flight's move) is skipped as
  * `changed_since_plan`. The rest are assigned one by one as an operator's assignment is (assign-job.ts, with every
  * check, the events and the marketplace's driver info), each in a savepoint: a refusal skips that job with its
- * reason and leaves the others. Kept assignments are left alone.
+ * reason and leaves the others. Kept assignments are left alone. With `only`, just those jobs' proposals (the board's
+ * "apply" on one proposal); a job the plan does not propose is skipped as `not_in_plan`.
  */
-export async function applyPlan(tx: Tx, planId: string, now: Date, noticeBody: NoticeBody): Promise<Applied> {
+export async function applyPlan(tx: Tx, planId: string, now: Date, noticeBody: NoticeBody, only?: readonly string[]): Promise<Applied> {
   const plan = await plans.findPlan(tx, planId, true);
   if (!plan) throw notFound(`No plan ${planId}.`, { plan_id: planId });
   const view: PlanView = planView(plan);
   const applied: string[] = [];
   const skipped: Applied['skipped'] = [];
-  for (const a of view.assignments.filter((x) => x.change !== 'kept')) {
+  const proposed = view.assignments.filter((x) => x.change !== 'kept');
+  const wanted = only ? new Set(only) : undefined;
+  for (const jobId of wanted ?? []) if (!proposed.some((a) => a.job_id === jobId)) skipped.push({ job_id: jobId, reason: 'not_in_plan' });
+  for (const a of proposed.filter((x) => !wanted || wanted.has(x.job_id))) {
     const job = await jobs.findJob(tx, a.job_id, true);
     if (!job || job.version !== plan.jobVersions[a.job_id]) {
       skipped.push({ job_id: a.job_id, reason: 'changed_since_plan' });

@@ -2,6 +2,9 @@ import type * as plans from '../../data/repositories/dispatch-repository';
 import type { components as Ops } from '../../generated/ops-v1';
 import type { DayPlan } from './planner';
 
+/** Who made a plan that no operator asked for: the automatic pass. */
+export const AUTO = 'auto';
+
 /** A plan as the operator API shows it. */
 export type PlanView = Ops['schemas']['DispatchPlan'];
 export type NotPlannedReason = PlanView['drivers_not_planned'][number]['reason'];
@@ -19,6 +22,7 @@ export function planView(p: plans.PlanRecord): PlanView {
     date: p.day,
     mode: p.mode,
     created_at: new Date(p.createdAt).toISOString(),
+    created_by: p.createdBy ?? AUTO,
     applied_at: p.appliedAt ? new Date(p.appliedAt).toISOString() : null,
     assignments: r.assignments.map((a): PlanView['assignments'][number] => {
       const was = r.current[a.jobId];

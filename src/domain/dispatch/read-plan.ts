@@ -9,3 +9,8 @@ export async function readPlan(db: Sql, planId: string): Promise<PlanView> {
   if (!plan) throw notFound(`No plan ${planId}.`, { plan_id: planId });
   return planView(plan);
 }
+
+/** A day's plans, newest first (the board draws the newest one's proposals). */
+export async function listPlans(db: Sql, date: string, limit: number): Promise<PlanView[]> {
+  return (await plans.listPlans(db, date, limit)).map(planView);
+}

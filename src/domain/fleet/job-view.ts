@@ -28,6 +28,8 @@ export interface JobView {
   meeting_instructions: string | null;
   driver: { driver_id: string; name: string; phone: string } | null;
   vehicle: { vehicle_id: string; fleet_code: FleetCode; plate: string; brand: string; model: string; colour: string } | null;
+  /** By hand (a plan never moves it) or by a plan (applied by an operator or the automatic pass). */
+  assigned_by: 'operator' | 'plan' | null;
   last_location: { lat: number; lon: number; at: string } | null;
   released: { reason: string; at: string } | null;
   ride: { en_route_at: string | null; arrived_at: string | null; on_board_at: string | null };
@@ -83,6 +85,7 @@ export function jobView(j: JobRow, now: Date): JobView {
           colour: j.vehicle.colour,
         }
       : null,
+    assigned_by: j.driver ? (j.assignedBy ?? 'operator') : null,
     last_location: j.lastLocation ? { lat: j.lastLocation.lat, lon: j.lastLocation.lon, at: j.lastLocation.at.toISOString() } : null,
     released: j.released ? { reason: j.released.reason, at: j.released.at.toISOString() } : null,
     ride: { en_route_at: iso(j.enRouteAt), arrived_at: iso(j.arrivedAt), on_board_at: iso(j.onBoardAt) },

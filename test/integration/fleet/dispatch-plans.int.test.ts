@@ -135,4 +135,21 @@ describe('Dispatch plans', () => {
     const next = (await plan('2026-12-10')).body;
     expect(next.assignments.map((a: any) => a.change)).toEqual(['kept', 'kept']);
   });
+
+  it('when the board applies one proposal, then only that job is assigned (marked as by a plan); the day lists its plans newest first', async () => {
+    const one = await job('2026-12-11', '08:00', { iata: 'CMB' }, { name: 'Negombo' });
+    const two = await job('2026-12-11', '11:00', { name: 'Galle' }, { name: 'Unawatuna' });
+    const p = (await plan('2026-12-11')).body;
+    const listed = await svc.ops.call('GET', '/dispatch/plans?date=2026-12-11');
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((x: any) => [x.plan_id, x.created_by])).toEqual([[p.plan_id, 'bootstrap']]);
+    expect((await svc.ops.call('GET', '/dispatch/plans?date=2026-12-12')).body.data).toEqual([]);
+
+    const r = await svc.ops.call('POST', `/dispatch/plans/${p.plan_id}/apply`, { body: { job_ids: [one.job_id, 'job_elsewhere'] } });
+    expect(r.body).toEqual({ plan_id: p.plan_id, applied: [one.job_id], skipped: [{ job_id: 'job_elsewhere', reason: 'not_in_plan' }] });
+    expect((await svc.ops.call('GET', `/jobs/${one.job_id}`)).body).toMatchObject({ status: 'driver_assigned', assigned_by: 'plan' });
+    expect((await svc.ops.call('GET', `/jobs/${two.job_id}`)).body).toMatchObject({ status: 'confirmed', assigned_by: null, driver: null });
+    // "Apply all" afterwards assigns the rest.
+    expect((await svc.ops.call('POST', `/dispatch/plans/${p.plan_id}/apply`)).body.applied).toEqual([two.job_id]);
+  });
 });

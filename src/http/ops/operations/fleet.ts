@@ -1,7 +1,7 @@
 import * as registry from '../../../domain/fleet/registry';
 import * as shifts from '../../../domain/drivers/driver-shifts';
 import { createPlan } from '../../../domain/dispatch/create-plan';
-import { readPlan } from '../../../domain/dispatch/read-plan';
+import { listPlans, readPlan } from '../../../domain/dispatch/read-plan';
 import { applyPlan } from '../../../domain/dispatch/apply-plan';
 import { assignJob as assign } from '../../../domain/fleet/assign-job';
 import { completeJob as complete } from '../../../domain/fleet/complete-job';
@@ -135,7 +135,12 @@ export const createDispatchPlan: OpsHandler<'createDispatchPlan'> = async (call,
 
 export const getDispatchPlan: OpsHandler<'getDispatchPlan'> = async (call, ctx) => ({ status: 200, body: await readPlan(ctx.sql, call.params.plan_id) });
 
+export const listDispatchPlans: OpsHandler<'listDispatchPlans'> = async (call, ctx) => ({
+  status: 200,
+  body: { data: await listPlans(ctx.sql, call.query.date, call.query.limit ?? 5) },
+});
+
 export const applyDispatchPlan: OpsHandler<'applyDispatchPlan'> = async (call, ctx) => ({
   status: 200,
-  body: await applyPlan(await ctx.tx(), call.params.plan_id, ctx.deps.clock.now(), ctx.deps.marketplaceNotices),
+  body: await applyPlan(await ctx.tx(), call.params.plan_id, ctx.deps.clock.now(), ctx.deps.marketplaceNotices, call.body?.job_ids),
 });
