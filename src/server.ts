@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import http from 'node:http';
+import os from 'node:os';
 import type { Knex } from 'knex';
 import { loadConfig, type Config } from './config/env';
 import { makeDirectKnex, makeKnex, migrateLatest, secureDataDir, sessionTimeouts } from './data/knex';
@@ -31,6 +32,7 @@ import { appendAudit } from './data/repositories/audit-repository';
 import { exchangeAudit } from './domain/audit/exchange-audit';
 import type { OutboundExchange } from './domain/kernel/outbound-exchange';
 import { startFlightPoller } from './domain/flights/poll-flights';
+import { startAutoDispatch } from './domain/dispatch/auto-dispatch';
 import type { FlightStatus } from './domain/flights/flight-status';
 import { EmptyBuckets, MemoryTokenBuckets } from './http/token-buckets';
 import { marketplaceNoticeBody } from './adapters/marketplace/notice-bodies';
@@ -50,6 +52,8 @@ export interface StartOptions {
   flightStatus?: FlightStatus;
   /** Poll flights in the background (default true, when there is a provider). */
   flightPoller?: boolean;
+  /** Run the automatic dispatch pass (default: DISPATCH_AUTO). */
+  autoDispatch?: boolean;
 }
 
 export interface RunningServer {
@@ -184,6 +188,17 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const { url: flightUrl, key: flightKey, pollMs: flightPollMs } = config.flightStatus;
   const flightStatus = opts.flightStatus ?? (flightUrl ? auditedFlightStatus(deps, flightUrl, flightKey) : undefined);
   const stopFlights = flightStatus && opts.flightPoller !== false ? startFlightPoller(deps, flightStatus, { pollMs: flightPollMs }) : async () => {};
+  const auto = config.dispatchAuto;
+  const stopDispatch =
+    (opts.autoDispatch ?? auto.enabled)
+      ? startAutoDispatch(deps, {
+          holder: `${os.hostname()}:${process.pid}:${port}`,
+          aheadHours: auto.aheadHours,
+          lockHours: config.dispatchLockHours,
+          everyMs: auto.pollMs,
+          onPlanned: (_plan, _applied, seconds) => deps.metrics.observePlan(seconds),
+        })
+      : async () => {};
   let stopping: Promise<void> | undefined;
   return {
     port,
@@ -216,6 +231,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
         );
         await stopOutbox();
         await stopFlights();
+        await stopDispatch();
         await shared?.close();
         if (ownDb) await db.destroy();
         if (embeddedDir) secureDataDir(embeddedDir);

@@ -50,6 +50,9 @@ const schema = z.object({
   SANDBOX_SLOW_MS: z.coerce.number().int().min(0).max(60000).default(10000),
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600000).default(15000),
   DISPATCH_LOCK_HOURS: z.coerce.number().min(0).max(168).default(6),
+  DISPATCH_AUTO: z.enum(['true', 'false']).optional(),
+  DISPATCH_AHEAD_HOURS: z.coerce.number().min(1).max(168).default(24),
+  DISPATCH_POLL_MS: z.coerce.number().int().min(1000).max(3600000).default(30000),
   AUDIT_RETENTION_MONTHS: z.coerce.number().int().min(1).max(1200).optional(),
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60000).default(1000),
   OUTBOX_RETRY_BASE_MS: z.coerce.number().int().min(1).max(600000).default(2000),
@@ -160,6 +163,12 @@ export interface Config {
   databaseStatementTimeoutMs: number;
   /** A plan never moves an assignment whose pickup is closer than this (hours): the driver may be on the way. */
   dispatchLockHours: number;
+  /**
+   * The automatic dispatch pass (DISPATCH_AUTO): plans and applies, every `pollMs`, each day until `aheadHours` ahead
+   * that has jobs without a driver. Off by default, on by default for the embedded demo (`npm start` without
+   * DATABASE_URL), so its demo day is dispatched.
+   */
+  dispatchAuto: { enabled: boolean; aheadHours: number; pollMs: number };
   /** Audit months older than this are dropped by the retention pass; unset keeps the audit log forever. */
   auditRetentionMonths?: number;
   /** The outbox worker: how often it looks for due messages, and the base of its exponential backoff. */
@@ -271,6 +280,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     sandboxSlowMs: e.SANDBOX_SLOW_MS,
     databaseStatementTimeoutMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
     dispatchLockHours: e.DISPATCH_LOCK_HOURS,
+    dispatchAuto: Object.freeze({
+      enabled: e.DISPATCH_AUTO === undefined ? !e.DATABASE_URL && e.NODE_ENV !== 'production' && e.NODE_ENV !== 'test' : e.DISPATCH_AUTO === 'true',
+      aheadHours: e.DISPATCH_AHEAD_HOURS,
+      pollMs: e.DISPATCH_POLL_MS,
+    }),
     auditRetentionMonths: e.AUDIT_RETENTION_MONTHS,
     outbox: Object.freeze({ pollMs: e.OUTBOX_POLL_MS, retryBaseMs: e.OUTBOX_RETRY_BASE_MS }),
     webhooks: Object.freeze({

@@ -7,6 +7,8 @@ export interface OperationalSample {
     outbox: Array<{ channel: string; pending: number; oldestSeconds: number; failed: number }>;
     webhookEndpointsDisabled: number;
     marketplaceConfirmationOldestSeconds: number;
+    unassigned: { '12h': number; '24h': number; '48h': number };
+    planDeadheadKm: { today?: number; tomorrow?: number };
   };
   ready: boolean;
   pool: { used: number; free: number; pending: number };
@@ -88,6 +90,24 @@ export class Metrics {
     help: 'Age of the oldest marketplace order accepted but not yet confirmed to the marketplace (the deadline is 60 minutes).',
     registers: [this.registry],
   });
+  private readonly unassigned = new Gauge({
+    name: 'dispatch_jobs_unassigned',
+    help: 'Jobs ahead without a driver, whose pickup is within `within` (12h, 24h, 48h)',
+    labelNames: ['within'],
+    registers: [this.registry],
+  });
+  private readonly planDeadhead = new Gauge({
+    name: 'dispatch_plan_deadhead_km',
+    help: 'Empty km in the newest dispatch plan of the day (today, tomorrow; Sri Lanka), absent when the day has none',
+    labelNames: ['day'],
+    registers: [this.registry],
+  });
+  private readonly planDuration = new Histogram({
+    name: 'dispatch_plan_duration_seconds',
+    help: 'How long the automatic dispatch pass took to plan and apply a day',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [this.registry],
+  });
   private readonly ready = new Gauge({
     name: 'service_ready',
     help: '1 when the database answers and its migrations are current, else 0.',
@@ -122,10 +142,24 @@ export class Metrics {
     s.time.observe(seconds);
   }
 
+  /** One day planned and applied by the automatic pass. */
+  observePlan(seconds: number): void {
+    this.planDuration.observe(seconds);
+  }
+
   /** The text of one scrape, with the database's figures as `sample` reads them now. */
   async scrape(sample: () => Promise<OperationalSample>): Promise<string> {
     const s = await sample();
-    for (const g of [this.outboxPending, this.outboxOldest, this.outboxFailed, this.endpointsDisabled, this.confirmationOldest]) g.reset();
+    for (const g of [
+      this.outboxPending,
+      this.outboxOldest,
+      this.outboxFailed,
+      this.endpointsDisabled,
+      this.confirmationOldest,
+      this.unassigned,
+      this.planDeadhead,
+    ])
+      g.reset();
     if (s.figures) {
       for (const c of s.figures.outbox) {
         this.outboxPending.set({ channel: c.channel }, c.pending);
@@ -134,6 +168,8 @@ export class Metrics {
       }
       this.endpointsDisabled.set(s.figures.webhookEndpointsDisabled);
       this.confirmationOldest.set(s.figures.marketplaceConfirmationOldestSeconds);
+      for (const [within, n] of Object.entries(s.figures.unassigned)) this.unassigned.set({ within }, n);
+      for (const [day, km] of Object.entries(s.figures.planDeadheadKm)) this.planDeadhead.set({ day }, km);
     } else {
       // Unknown, not zero: a read that failed must not look like "none" and then "some again" to an alert.
       this.endpointsDisabled.set(Number.NaN);

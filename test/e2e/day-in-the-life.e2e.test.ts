@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { createFlightSimulator } from '../../simulators/flights/app';
 import { createHttpFlightStatus } from '../../src/adapters/flights/http-flight-status';
 import { pollFlightsOnce } from '../../src/domain/flights/poll-flights';
+import { autoDispatchOnce } from '../../src/domain/dispatch/auto-dispatch';
 
 const { MARKETPLACE_USER_ID: USER_ID, MARKETPLACE_PRIVATE_KEY: KEY, MARKETPLACE_CALLBACK_TOKEN: TOKEN, MARKETPLACE_IN_URL: IN_URL } = MARKETPLACE_ENV;
 
@@ -67,9 +68,21 @@ describe('A day in the life', () => {
     const car = await ops.vehicle('standard_car', { brand: 'Toyota', model: 'Axio', colour: 'white', plate: 'CBG-7781' });
     const van = await ops.vehicle('standard_van', { brand: 'Toyota', model: 'HiAce KDH', colour: 'silver', plate: 'PH-7034' });
     const suv = await ops.vehicle('suv', { brand: 'Mitsubishi', model: 'Montero', colour: 'white', plate: 'CAW-4587' });
+    const spare = await ops.vehicle('standard_car', { brand: 'Suzuki', model: 'Wagon R', colour: 'red', plate: 'CAD-1290' });
     const sunil = await ops.driver('Sunil Fernando', '+94 77 123 4567');
     const rizwan = await ops.driver('Mohamed Rizwan', '+94 71 234 5678');
     const chaminda = await ops.driver('Chaminda Perera', '+94 76 345 6789');
+    const nuwan = await ops.driver('Nuwan Jayasuriya', '+94 70 456 7890');
+    // Where each starts from, what each drives, and when each works (Tuesday 1 December is weekday 2).
+    const crew = async (d: { driver_id: string }, base: string, vehicleId: string, days: number[], ends: string) => {
+      expect((await ops.call('PATCH', `/drivers/${d.driver_id}`, { body: { base: { name: base }, usual_vehicle_id: vehicleId } })).status).toBe(200);
+      const weekly = days.map((weekday) => ({ weekday, starts: '05:00', ends }));
+      expect((await ops.call('PUT', `/drivers/${d.driver_id}/shifts`, { body: { weekly } })).status).toBe(200);
+    };
+    await crew(sunil, 'Kandy', car.vehicle_id, [2], '20:00');
+    await crew(nuwan, 'Galle', spare.vehicle_id, [2], '16:00');
+    await crew(rizwan, 'Kandy', van.vehicle_id, [1, 2, 3, 4, 5, 6, 7], '20:00');
+    await crew(chaminda, 'Ella', suv.vehicle_id, [1, 2, 3, 4, 5, 6, 7], '20:00');
 
     // 06:00 — a travel agency quotes an airport pickup to a Galle hotel and books the standard car.
     expect((await partner.ping()).data).toMatchObject({ env: 'production', ok: true });
@@ -172,13 +185,31 @@ describe('A day in the life', () => {
     const [agencyJob, , vanJob, suvJob] = jobs;
     expect(agencyJob.dropoff).toMatchObject({ name: 'Jetwing Lighthouse, Galle', resolved_name: 'Galle' });
 
-    // 09:00 — the operator dispatches. The agency sees its driver; the marketplace gets driver info for its orders.
+    // 09:00 — the automatic pass dispatches the days ahead: each job to the driver it costs the least empty driving,
+    // the evening trip left open (nobody works at 20:00 on Tuesday). The agency sees its driver; the marketplace gets
+    // driver info for its orders.
     clock.advance(60 * 60 * 1000);
+    const planned = await autoDispatchOnce(app.deps, { holder: 'e2e', aheadHours: 11 * 24, lockHours: 6 });
+    expect(planned.map((p) => [p.date, p.applied])).toEqual([
+      ['2026-12-01', 1],
+      ['2026-12-02', 2],
+    ]);
+    const dispatched = async (jobId: string) => {
+      const j = (await ops.call('GET', `/jobs/${jobId}`)).body;
+      return [j.driver?.name ?? null, j.vehicle?.plate ?? null, j.assigned_by];
+    };
+    expect(await dispatched(agencyJob.job_id)).toEqual(['Nuwan Jayasuriya', 'CAD-1290', 'plan']);
+    expect(await dispatched(vanJob.job_id)).toEqual(['Mohamed Rizwan', 'PH-7034', 'plan']);
+    expect(await dispatched(suvJob.job_id)).toEqual(['Chaminda Perera', 'CAW-4587', 'plan']);
+    expect(await dispatched(jobs[1].job_id)).toEqual([null, null, null]);
+    // The agency asked for Sunil, who knows the family: the operator overrides the pass by hand, and a later pass
+    // keeps it so.
     const assign = (jobId: string, driverId: string, vehicleId: string) =>
       ops.call('POST', `/jobs/${jobId}/assign`, { body: { driver_id: driverId, vehicle_id: vehicleId } });
     expect((await assign(agencyJob.job_id, sunil.driver_id, car.vehicle_id)).status).toBe(200);
-    expect((await assign(vanJob.job_id, rizwan.driver_id, van.vehicle_id)).status).toBe(200);
-    expect((await assign(suvJob.job_id, chaminda.driver_id, suv.vehicle_id)).status).toBe(200);
+    clock.advance(20 * 60 * 1000);
+    await autoDispatchOnce(app.deps, { holder: 'e2e', aheadHours: 11 * 24, lockHours: 6 });
+    expect(await dispatched(agencyJob.job_id)).toEqual(['Sunil Fernando', 'CBG-7781', 'operator']);
     // Rizwan cannot take the SUV job as well: he drives the van that same morning.
     expect((await assign(suvJob.job_id, rizwan.driver_id, suv.vehicle_id)).body.error.code).toBe('assignment_conflict');
     expect((await partner.getBooking(ref)).data).toMatchObject({
@@ -268,13 +299,14 @@ describe('A day in the life', () => {
       events.filter((e) => 'booking' in e.data && e.data.booking?.booking_ref === bookingRef).map((e) => [e.type, e.sequence]);
     expect(story(ref)).toEqual([
       ['booking.confirmed', 1],
-      ['booking.driver_assigned', 2],
-      ['booking.amended', 3],
-      ['booking.flight_updated', 4],
-      ['booking.driver_en_route', 5],
-      ['booking.driver_arrived', 6],
-      ['booking.passenger_on_board', 7],
-      ['booking.completed', 8],
+      ['booking.driver_assigned', 2], // the automatic pass: Nuwan
+      ['booking.driver_assigned', 3], // the operator's override: Sunil
+      ['booking.amended', 4],
+      ['booking.flight_updated', 5],
+      ['booking.driver_en_route', 6],
+      ['booking.driver_arrived', 7],
+      ['booking.passenger_on_board', 8],
+      ['booking.completed', 9],
     ]);
     expect(story(second.data!.booking_ref)).toEqual([
       ['booking.confirmed', 1],

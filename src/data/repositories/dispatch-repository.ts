@@ -42,3 +42,31 @@ const appliedStmt = sql(`update dispatch_plans set applied_at = $2, applied = $3
 export async function markApplied(db: Sql, planId: string, at: Date, applied: unknown): Promise<void> {
   await db.query(appliedStmt, [planId, at, JSON.stringify(applied)]);
 }
+
+const openStmt = sql(`
+  select count(*)::int as open, coalesce(string_agg(job_id::text || ':' || version, ',' order by job_id), '') as signature
+  from jobs where status = 'confirmed' and pickup_at > $1 and pickup_at >= $2 and pickup_at < $3`);
+/** A day's jobs still without a driver and ahead, as a signature (job:version…) the automatic pass compares. */
+export async function openJobs(db: Sql, now: Date, from: Date, to: Date): Promise<{ open: number; signature: string }> {
+  return (await db.query<{ open: number; signature: string }>(openStmt, [now, from, to]))[0];
+}
+
+const claimStmt = sql(`
+  insert into dispatch_days as d (day, holder, leased_until) values ($1::date, $2, $3::timestamptz + make_interval(secs => $4 / 1000.0))
+  on conflict (day) do update set holder = excluded.holder, leased_until = excluded.leased_until
+    where d.leased_until <= $3 and (d.open_signature is distinct from $5 or d.planned_at <= $3::timestamptz - make_interval(secs => $6 / 1000.0))
+  returning day`);
+/**
+ * Takes the day's lease for `leaseMs`, in one statement, when no other instance holds it and the day needs planning:
+ * its open jobs differ from what the last pass left (`signature`), or that pass is older than `retryMs`. Two
+ * instances claiming at once: the row lock makes the second see the first's lease, and it gets nothing.
+ */
+export async function claimDay(db: Sql, day: string, holder: string, now: Date, leaseMs: number, signature: string, retryMs: number): Promise<boolean> {
+  return (await db.query(claimStmt, [day, holder, now, leaseMs, signature, retryMs])).length > 0;
+}
+
+const releaseStmt = sql(`update dispatch_days set leased_until = $3, planned_at = $3, open_signature = $4 where day = $1::date and holder = $2`);
+/** Gives the lease back, with what the pass left open (the next pass plans again only when that changes). */
+export async function releaseDay(db: Sql, day: string, holder: string, now: Date, signature: string): Promise<void> {
+  await db.query(releaseStmt, [day, holder, now, signature]);
+}

@@ -17,6 +17,10 @@ export interface OperationalFigures {
   outbox: Array<{ channel: string; pending: number; oldestSeconds: number; failed: number }>;
   webhookEndpointsDisabled: number;
   marketplaceConfirmationOldestSeconds: number;
+  /** Jobs ahead still without a driver, by how soon their pickup is. */
+  unassigned: { '12h': number; '24h': number; '48h': number };
+  /** The deadhead km of the newest plan of today and of tomorrow (Sri Lanka), when the day has one. */
+  planDeadheadKm: { today?: number; tomorrow?: number };
 }
 
 // One round trip for every gauge a scrape reports. The outbox's channels: webhooks, and the marketplace (the rest).
@@ -35,7 +39,14 @@ const figures = sql(`
     coalesce((select json_object_agg(channel, n) from failed), '{}'::json) as failed,
     (select count(*)::int from webhook_endpoints where status = 'disabled') as disabled,
     coalesce((select extract(epoch from ($1::timestamptz - min(created_at)))::float8 from pending
-              where kind in ('confirm_order', 'decline_order')), 0) as confirmation`);
+              where kind in ('confirm_order', 'decline_order')), 0) as confirmation,
+    (select json_build_object('12h', count(*) filter (where pickup_at <= $1::timestamptz + interval '12 hours'),
+                              '24h', count(*) filter (where pickup_at <= $1::timestamptz + interval '24 hours'), '48h', count(*))
+     from jobs where status = 'confirmed' and pickup_at > $1 and pickup_at <= $1::timestamptz + interval '48 hours') as unassigned,
+    (select json_object_agg(case when day = sl.today then 'today' else 'tomorrow' end, deadhead)
+     from (select ((($1::timestamptz + interval '5 hours 30 minutes') at time zone 'UTC')::date) as today) sl,
+          lateral (select distinct on (day) day, (result->'totals'->>'deadheadKm')::float8 as deadhead from dispatch_plans
+                   where day in (sl.today, sl.today + 1) order by day, created_at desc) p) as deadhead`);
 
 /** What the metrics' gauges show: the outbox by channel (pending, oldest pending, given up), disabled webhook endpoints, the oldest owed marketplace answer. */
 export async function operationalFigures(db: Sql, now: Date): Promise<OperationalFigures> {
@@ -44,6 +55,8 @@ export async function operationalFigures(db: Sql, now: Date): Promise<Operationa
     failed: Record<string, number>;
     disabled: number;
     confirmation: number;
+    unassigned: OperationalFigures['unassigned'];
+    deadhead: OperationalFigures['planDeadheadKm'] | null;
   }>(figures, [now]);
   const byChannel = new Map((r.outbox ?? []).map((c) => [c.channel, c]));
   return {
@@ -55,6 +68,8 @@ export async function operationalFigures(db: Sql, now: Date): Promise<Operationa
     })),
     webhookEndpointsDisabled: r.disabled,
     marketplaceConfirmationOldestSeconds: Math.max(0, Number(r.confirmation) || 0),
+    unassigned: r.unassigned,
+    planDeadheadKm: r.deadhead ?? {},
   };
 }
 
