@@ -25,6 +25,7 @@ export interface Tracking {
   flight: { number: string; status: string; estimatedArrival: Date | null } | null;
   driver: { firstName: string; vehicle: string; colour: string | null; plate: string } | null;
   position: { lat: number; lon: number; at: Date } | null;
+  /** Minutes to the pickup while the driver comes, to the drop-off once on board (null without a position). */
   etaMinutes: number | null;
   emergencyPhone: string;
 }
@@ -49,7 +50,9 @@ export async function trackRide(db: Sql, token: string, now: Date): Promise<Trac
   const live = now >= trackingStartsAt || ended !== null || RIDE_UNDER_WAY.has(b.status);
   const p = live && RIDE_UNDER_WAY.has(b.status) ? b.driverLocation : null;
   const position = p ? { lat: p.lat, lon: p.lon, at: new Date(p.at) } : null;
-  const toPickup = position && (b.status === 'driver_en_route' || b.status === 'driver_assigned');
+  // The ETA: to the pickup while the driver comes, to the drop-off once the passenger is on board.
+  const onBoard = b.status === 'passenger_on_board';
+  const towards = position && (onBoard ? b.dropoff : b.status === 'driver_en_route' || b.status === 'driver_assigned' ? b.pickup : null);
   return {
     kind: 'page',
     tracking: {
@@ -77,7 +80,7 @@ export async function trackRide(db: Sql, token: string, now: Date): Promise<Trac
             }
           : null,
       position,
-      etaMinutes: toPickup ? Math.max(1, Math.round(((haversineKm(position, b.pickup) * ROAD_FACTOR) / AVERAGE_KMH) * 60)) : null,
+      etaMinutes: towards ? Math.max(1, Math.round(((haversineKm(position, towards) * ROAD_FACTOR) / AVERAGE_KMH) * 60)) : null,
       emergencyPhone: b.emergencyPhone,
     },
   };

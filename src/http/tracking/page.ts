@@ -49,11 +49,13 @@ const sameDay = (a: Date, b: Date) => local(a).toISOString().slice(0, 10) === lo
 /** The time alone when it falls on `ref`'s day, else with the date. */
 const timeNear = (d: Date, ref: Date) => (sameDay(d, ref) ? slTime(d) : slDateTime(d));
 
-function etaWords(minutes: number): string {
+/** "about 25 min away" (the driver, coming), or "about 1 h 10 min to Galle" (on board: the arrival). */
+function etaWords(minutes: number, to: string | null): string {
   const m = Math.round(minutes);
-  if (m < 1) return 'less than a minute away';
-  if (m < 60) return `about ${m} min away`;
-  return `about ${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ''} away`;
+  const rest = to ? ` to ${to}` : ' away';
+  if (m < 1) return `less than a minute${rest}`;
+  if (m < 60) return `about ${m} min${rest}`;
+  return `about ${Math.floor(m / 60)} h${m % 60 ? ` ${m % 60} min` : ''}${rest}`;
 }
 
 const FLIGHT_WORDS: Record<string, string> = {
@@ -116,9 +118,7 @@ export function renderTrackingPage(v: TrackingPageView): string {
   const words = STATUS_WORDS[v.status];
 
   const eta =
-    active && v.etaMinutes !== null && (v.status === 'driver_assigned' || v.status === 'driver_en_route')
-      ? `<p class="eta">${escapeHtml(etaWords(v.etaMinutes))}</p>`
-      : '';
+    active && v.etaMinutes !== null ? `<p class="eta">${escapeHtml(etaWords(v.etaMinutes, v.status === 'passenger_on_board' ? v.dropoffName : null))}</p>` : '';
   const seenAt = position?.at ?? v.now;
   const ago = v.now.getTime() - seenAt.getTime();
   const updated = live

@@ -39,6 +39,12 @@ describe('Passenger tracking link', () => {
     expect(live.text).toContain('SANDBOX-1');
     expect(live.text).toMatch(/min away/);
     expect(live.text).not.toMatch(/<script/i);
+    // On board, the ETA is to the drop-off.
+    clock.set(at(10));
+    expect((await move('passenger_on_board')).status).toBe(200);
+    const onBoard = await open(booking.tracking_url);
+    expect(onBoard.text).toMatch(new RegExp(`<p class="eta">about [^<]+ to ${booking.dropoff.name}</p>`));
+    expect(onBoard.text).not.toMatch(/min away/);
 
     clock.set(at(40));
     expect((await move('completed')).status).toBe(200);
