@@ -35,9 +35,9 @@ const DRIVERS: Array<[string, string, string[], string, Hours, string]> = [
   ['Kasun Bandara', '+94 77 890 1234', ['si', 'en', 'fr'], 'Negombo', 'nights', 'PH-7034'],
 ];
 
-/** Days: 06:00–20:00, Monday to Saturday. Nights (the airport's arrivals): 20:00–08:00, every day. */
+/** Days: 06:00–20:00. Nights (the airport's arrivals): 20:00–08:00. Every day: the demo can start on any. */
 const HOURS: Record<Hours, WeeklyShift[]> = {
-  days: [1, 2, 3, 4, 5, 6].map((weekday) => ({ weekday, starts: '06:00', ends: '20:00' })),
+  days: [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, starts: '06:00', ends: '20:00' })),
   nights: [1, 2, 3, 4, 5, 6, 7].map((weekday) => ({ weekday, starts: '20:00', ends: '08:00' })),
 };
 
