@@ -637,6 +637,7 @@ describeInBrowser('Operator console (/ops/) in a browser', () => {
         'partner-settings',
         'partner-terms',
         'partners',
+        'plan-ghosts',
         'router',
         'session',
         'state',

@@ -1,7 +1,10 @@
 // @ts-check
 /*
  * The dispatch board (#board): the day's jobs on a timeline per vehicle, the unassigned ones in a list, and the
- * selected job's panel (job-panel.js). Polled: with the last ETag, an unchanged day costs a 304.
+ * selected job's panel (job-panel.js); the day's plan, its proposals drawn as ghosts (plan-ghosts.js). A job's
+ * window runs from its pickup (as a flight moved it) to its drop-off, across midnight too: one that runs into the
+ * next day is drawn to the day's edge, and the next day's board draws it from 00:00 (it reads the day before's jobs
+ * for them). Polled: with the last ETags, an unchanged day costs a 304.
  */
 import { api, handler, refusal } from './api.js';
 import { $, append, clear, h, maybe } from './dom.js';
@@ -25,18 +28,40 @@ import {
   whoFor,
 } from './format.js';
 import { renderJobPanel, resetPanel } from './job-panel.js';
+import { ghostBlock, ghosts, loadPlan, planCard, planNote, renderPlan, resetPlan } from './plan-ghosts.js';
 import { poll, POLL_MS, registerView } from './router.js';
-import { serviceNow, session } from './state.js';
+import { can, serviceNow, session } from './state.js';
 
 /** @typedef {import('./api.js').Job} Job */
 /** @typedef {import('./api.js').Vehicle} Vehicle */
 /** @typedef {NonNullable<Job['vehicle']>} JobVehicle */
 
+/** @typedef {import('./plan-ghosts.js').Ghost} Ghost */
+
 /**
- * @type {{ day: 0 | 1, date: string, etag: string | null, jobs: Job[], vehicles: Vehicle[], drivers: import('./api.js').Driver[],
- *   selected: string | null, scrolledFor: string | null }}
+ * `own`: the day's jobs (picked up that day, cancelled ones left out; `cancelled` counts those); `carried`: the
+ * jobs of the day before that hold a vehicle past midnight; `jobs`: both, what the timeline and the job's panel work
+ * with. `etag` and `beforeEtag`: the last answers' ETags, for each day.
+ * @type {{ day: 0 | 1, date: string, etag: string | null, beforeEtag: string | null, own: Job[], carried: Job[], cancelled: number, jobs: Job[],
+ *   vehicles: Vehicle[], drivers: import('./api.js').Driver[], selected: string | null, scrolledFor: string | null }}
  */
-const board = { day: 0, date: '', etag: null, jobs: [], vehicles: [], drivers: [], selected: null, scrolledFor: null };
+const board = {
+  day: 0,
+  date: '',
+  etag: null,
+  beforeEtag: null,
+  own: [],
+  carried: [],
+  cancelled: 0,
+  jobs: [],
+  vehicles: [],
+  drivers: [],
+  selected: null,
+  scrolledFor: null,
+};
+
+/** What the plan's card and ghosts may do on the board. @type {import('./plan-ghosts.js').Actions} */
+const planActions = { reload: () => reload(), select: (id) => selectJob(id) };
 
 async function openBoard() {
   board.date = addDays(todayInSriLanka(), board.day);
@@ -47,36 +72,67 @@ async function openBoard() {
   const [vehicles, drivers] = await Promise.all([api('listVehicles', 'GET', '/vehicles?active=true'), api('listDrivers', 'GET', '/drivers?active=true')]);
   if (vehicles.ok) board.vehicles = vehicles.json.data;
   if (drivers.ok) board.drivers = drivers.json.data;
-  board.etag = null;
-  await loadJobs();
+  await reload();
   poll();
 }
 
-/** The day's jobs; with the last ETag, an unchanged list costs a 304. */
-async function loadJobs() {
+/** The day afresh, its plan too (after an action). */
+function reload() {
+  board.etag = null;
+  board.beforeEtag = null;
+  return loadJobs(true);
+}
+
+/**
+ * The day's jobs, and the day before's that run past midnight into it; with the last ETags, an unchanged day costs
+ * a 304. The day's newest plan is read again when the jobs changed (and once a minute).
+ * @param {boolean} [forcePlan]
+ */
+async function loadJobs(forcePlan = false) {
   const date = board.date;
-  const r = await api('listJobs', 'GET', '/jobs?date=' + date + '&limit=500', undefined, { etag: board.etag });
+  const midnight = dayStart(date);
+  const [r, before] = await Promise.all([
+    api('listJobs', 'GET', '/jobs?date=' + date + '&limit=500', undefined, { etag: board.etag }),
+    api('listJobs', 'GET', '/jobs?date=' + addDays(date, -1) + '&limit=500', undefined, { etag: board.beforeEtag }),
+  ]);
   if (date !== board.date) return;
   const checked = 'Checked at ' + hhmm(new Date(serviceNow()).toISOString()) + '; updates every ' + POLL_MS / 1000 + ' s.';
-  if (r.status === 304) {
-    $('board-status').textContent = checked;
-    return;
-  }
-  if (!r.ok) {
+  if (r.status !== 304 && !r.ok) {
     $('board-status').textContent = 'Could not load the jobs: ' + refusal(r);
     return;
   }
-  board.etag = r.etag;
-  board.jobs = r.json.data.filter((j) => j.status !== 'cancelled');
-  const cancelled = r.json.data.length - board.jobs.length;
+  const changed = r.status !== 304 || before.status !== 304;
+  if (r.ok) {
+    board.etag = r.etag;
+    board.own = r.json.data.filter((j) => j.status !== 'cancelled');
+    board.cancelled = r.json.data.length - board.own.length;
+  }
+  // The evening before: only the jobs that hold a vehicle past midnight (a refusal leaves those last read).
+  if (before.ok) {
+    board.beforeEtag = before.etag;
+    board.carried = before.json.data.filter((j) => j.status !== 'cancelled' && j.vehicle && Date.parse(j.dropoff_at) > midnight);
+  }
+  board.jobs = board.carried.concat(board.own);
+  const planChanged = await loadPlan(date, forcePlan || changed);
+  if (date !== board.date) return;
+  const n = board.own.length;
+  const carried = board.carried.length;
   $('board-status').textContent =
-    board.jobs.length + (board.jobs.length === 1 ? ' job' : ' jobs') + (cancelled ? ' (and ' + cancelled + ' cancelled)' : '') + '. ' + checked;
-  renderBoard();
+    n +
+    (n === 1 ? ' job' : ' jobs') +
+    (board.cancelled ? ' (and ' + board.cancelled + ' cancelled)' : '') +
+    (carried ? '; ' + carried + (carried === 1 ? ' job of the evening before runs' : ' jobs of the evening before run') + ' past midnight' : '') +
+    '. ' +
+    checked;
+  // Nothing changed (both 304, the same plan): the board stays as it is, and the focus where it was.
+  if (changed || planChanged || forcePlan) renderBoard();
 }
 
 function renderBoard() {
-  renderTimeline();
-  renderUnassigned();
+  const shown = ghosts(board);
+  renderTimeline(shown);
+  renderUnassigned(shown);
+  renderPlan(board, shown, planActions);
   renderJobPanel(
     board.jobs.find((x) => x.job_id === board.selected),
     board,
@@ -85,24 +141,22 @@ function renderBoard() {
         board.selected = null;
         renderBoard();
       },
-      reload: () => {
-        board.etag = null;
-        return loadJobs();
-      },
+      reload,
     },
   );
 }
 
 /**
- * The hours the timeline shows: the day's jobs (and now, today) with an hour either side, at least 12 hours,
- * within the day. Ticks every 2 or 3 hours.
+ * The hours the timeline shows: the day's jobs' windows (and now, today) with an hour either side, at least 12
+ * hours, within the day (from 00:00 when a job runs into it from the evening before, to 24:00 when one runs past
+ * midnight). Ticks every 2 or 3 hours.
  * @param {number} start the day's midnight
  */
 function timelineRange(start) {
   /** @type {number[]} */
   const times = [];
   board.jobs.forEach((j) => {
-    times.push(Date.parse(j.pickup_at), Date.parse(j.dropoff_at));
+    times.push(Date.parse(pickupOf(j)), Date.parse(j.dropoff_at));
   });
   const now = serviceNow();
   if (now >= start && now < start + 24 * HOUR) times.push(now);
@@ -115,7 +169,8 @@ function timelineRange(start) {
   return { from: start + lo * HOUR, hours: hi - lo, first: lo, tick };
 }
 
-function renderTimeline() {
+/** @param {Ghost[]} shown the plan's proposals still to apply */
+function renderTimeline(shown) {
   const range = timelineRange(dayStart(board.date));
   const span = range.hours * HOUR;
   const rows = [];
@@ -142,13 +197,15 @@ function renderTimeline() {
 
   const grid = 'background-size:' + (range.tick / range.hours) * 100 + '% 100%';
   const nowPct = ((serviceNow() - range.from) / span) * 100;
-  /** A vehicle's row: its jobs on the hours, and now (today). @param {Job[]} jobs */
-  const track = (jobs) =>
+  /** A vehicle's row: its jobs on the hours, the plan's proposals for it, and now (today). @param {Job[]} jobs @param {Ghost[]} [proposed] */
+  const track = (jobs, proposed = []) =>
     h(
       'div',
-      { class: 'tl-track', style: grid },
+      // A row with proposals a dispatcher may apply is taller, for their "Apply".
+      { class: 'tl-track' + (proposed.length && can('dispatcher') ? ' proposed' : ''), style: grid },
       nowPct >= 0 && nowPct <= 100 && h('span', { class: 'tl-now', style: 'left:' + nowPct + '%', 'aria-hidden': 'true' }),
       jobs.map((j) => jobBlock(j, range.from, span)),
+      proposed.map((g) => ghostBlock(g, windowBox(g.job, range.from, span), board, planActions)),
     );
   vehicles.forEach((v) => {
     rows.push(
@@ -156,12 +213,15 @@ function renderTimeline() {
         'div',
         { class: 'tl-row', role: 'group', 'aria-label': v.plate + ', ' + FLEET_NAMES[v.fleet_code] },
         h('div', { class: 'tl-label' }, h('strong', {}, v.plate), h('span', {}, FLEET_NAMES[v.fleet_code])),
-        track(byVehicle[v.vehicle_id] || []),
+        track(
+          byVehicle[v.vehicle_id] || [],
+          shown.filter((g) => g.a.vehicle_id === v.vehicle_id),
+        ),
       ),
     );
   });
-  // Jobs closed without a vehicle (a no-show before anyone was assigned).
-  const loose = board.jobs.filter((j) => !j.vehicle && j.status !== 'confirmed');
+  // Jobs closed without a vehicle (a no-show before anyone was assigned), the day's own.
+  const loose = board.own.filter((j) => !j.vehicle && j.status !== 'confirmed');
   if (loose.length)
     rows.push(h('div', { class: 'tl-row' }, h('div', { class: 'tl-label' }, h('strong', {}, 'No vehicle'), h('span', {}, 'closed')), track(loose)));
   if (vehicles.length === 0) rows.push(h('p', { class: 'empty' }, 'No active vehicle: register the fleet with the operator API or the CLI (vehicle add).'));
@@ -179,17 +239,46 @@ function renderTimeline() {
 /** The ride's states while the driver holds the job: the block names them. */
 const RIDING = ['en_route', 'arrived', 'on_board'];
 
+/**
+ * Where a job's window (pickup, as a flight moved it, to drop-off) sits on a row of the timeline: its left and width,
+ * clipped to the timeline. One cut at the end (past midnight) is drawn to the right edge, one cut at the start (from
+ * the evening before) from the left edge; `cut` names the edges it is cut at (a hint that it goes on).
+ * @param {Job} j
+ * @param {number} origin the timeline's first hour
+ * @param {number} span its length
+ */
+function windowBox(j, origin, span) {
+  const from = (Date.parse(pickupOf(j)) - origin) / span;
+  const to = (Date.parse(j.dropoff_at) - origin) / span;
+  const left = Math.max(0, from);
+  const width = Math.max(1.5, (Math.min(1, to) - left) * 100);
+  const cut = (from < 0 ? ' cut-start' : '') + (to > 1 ? ' cut-end' : '');
+  return { style: (to > 1 ? 'right:0' : 'left:' + left * 100 + '%') + ';width:' + width + '%', cut };
+}
+
+/** "Sat 23:50" for a time on another day than the board's, else "23:50". @param {string} iso */
+function timeOnBoard(iso) {
+  const t = Date.parse(iso);
+  const start = dayStart(board.date);
+  if (t >= start && t < start + 24 * HOUR) return hhmm(iso);
+  return dayName(addDays(board.date, t < start ? -1 : 1)).slice(0, 3) + ' ' + hhmm(iso);
+}
+
 /** @param {Job} j @param {number} origin @param {number} span */
 function jobBlock(j, origin, span) {
-  const from = Math.max(0, (Date.parse(pickupOf(j)) - origin) / span);
-  const to = Math.min(1, (Date.parse(j.dropoff_at) - origin) / span);
+  const box = windowBox(j, origin, span);
+  const midnight = dayStart(board.date);
+  const before = Date.parse(pickupOf(j)) < midnight;
+  const after = Date.parse(j.dropoff_at) > midnight + 24 * HOUR;
   const label =
     'Job ' +
     j.job_id +
     ', ' +
-    hhmm(pickupOf(j)) +
+    timeOnBoard(pickupOf(j)) +
     ' to ' +
-    hhmm(j.dropoff_at) +
+    timeOnBoard(j.dropoff_at) +
+    (before ? ' (from the evening before)' : '') +
+    (after ? ' (runs past midnight)' : '') +
     ', ' +
     shortPlace(j.pickup) +
     ' to ' +
@@ -197,29 +286,55 @@ function jobBlock(j, origin, span) {
     ', ' +
     statusText(j) +
     (j.driver ? ', driver ' + j.driver.name : '') +
+    (j.assigned_by === 'plan' ? ', assigned by a plan' : '') +
     (j.alerts.length ? '. ' + alertText(j) : '');
   return h(
     'button',
     {
       type: 'button',
-      class: 'tl-job ' + j.status + (j.last_location ? ' located' : '') + (j.alerts.length ? ' alert' : '') + (board.selected === j.job_id ? ' selected' : ''),
-      style: 'left:' + from * 100 + '%;width:' + Math.max(1.5, (to - from) * 100) + '%',
+      class:
+        'tl-job ' +
+        j.status +
+        box.cut +
+        (j.last_location ? ' located' : '') +
+        (j.alerts.length ? ' alert' : '') +
+        (board.selected === j.job_id ? ' selected' : ''),
+      style: box.style,
       title: label + '. ' + whereabouts(j),
       'aria-label': label,
       'data-job': j.job_id,
+      'data-assigned-by': j.assigned_by,
       onclick: () => selectJob(j.job_id),
     },
-    h('span', {}, (j.alerts.length ? '⚠ ' : '') + hhmm(pickupOf(j)) + ' ' + shortPlace(j.pickup) + ' → ' + shortPlace(j.dropoff)),
-    j.driver ? h('span', { class: 'who' }, j.driver.name + (RIDING.includes(j.status) ? ' · ' + statusText(j) : '')) : null,
+    // From the evening before, the block says until when the vehicle is held.
+    h(
+      'span',
+      {},
+      (j.alerts.length ? '⚠ ' : '') +
+        (before ? 'until ' + hhmm(j.dropoff_at) + ' · ' : hhmm(pickupOf(j)) + ' ') +
+        shortPlace(j.pickup) +
+        ' → ' +
+        shortPlace(j.dropoff),
+    ),
+    j.driver
+      ? h(
+          'span',
+          { class: 'who' },
+          j.assigned_by === 'plan' ? h('span', { class: 'by-plan', 'aria-hidden': 'true' }, 'plan') : null,
+          j.driver.name + (RIDING.includes(j.status) ? ' · ' + statusText(j) : ''),
+        )
+      : null,
   );
 }
 
-function renderUnassigned() {
-  const open = board.jobs.filter((j) => j.status === 'confirmed');
+/** The day's jobs without a driver (those of the evening before are the day before's). @param {Ghost[]} shown */
+function renderUnassigned(shown) {
+  const open = board.own.filter((j) => j.status === 'confirmed');
   $('unassigned-count').textContent = String(open.length);
   const list = clear($('unassigned'));
-  if (!open.length) list.appendChild(h('li', { class: 'empty' }, board.jobs.length ? 'Every job of the day has a driver.' : 'No job on this day.'));
+  if (!open.length) list.appendChild(h('li', { class: 'empty' }, board.own.length ? 'Every job of the day has a driver.' : 'No job on this day.'));
   open.forEach((j) => {
+    const planned = planNote(board, shown, j.job_id);
     list.appendChild(
       h(
         'li',
@@ -237,6 +352,7 @@ function renderUnassigned() {
           h('span', { class: 'what' }, FLEET_NAMES[j.fleet_code] + ' · ' + party(j) + (j.extras.length ? ' · ' + seats(j) : '') + ' · ' + whoFor(j)),
           j.released ? h('span', { class: 'released' }, releasedText(j)) : null,
           j.alerts.length ? h('span', { class: 'alerts' }, alertText(j)) : null,
+          planned ? h('span', { class: 'planned' }, planned) : null,
           h('span', { class: 'where' }, whereabouts(j)),
         ),
       ),
@@ -261,10 +377,14 @@ function selectJob(id) {
 function showDay(day) {
   board.day = day;
   board.selected = null;
+  resetPlan();
   return openBoard();
 }
 
 export function setUpBoard() {
+  // The day's plan, beside the timeline: above the unassigned jobs (on a phone, above the timeline).
+  const unassigned = $('unassigned').closest('section');
+  if (unassigned && unassigned.parentElement) unassigned.parentElement.insertBefore(planCard(), unassigned);
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Escape' && session.view === 'board' && board.selected) {
       const id = board.selected;
@@ -286,12 +406,16 @@ export function setUpBoard() {
   $('board-refresh').addEventListener('click', handler(openBoard));
   registerView('board', {
     open: openBoard,
-    refresh: loadJobs,
+    refresh: () => loadJobs(),
     reset: () => {
       board.jobs = [];
+      board.own = [];
+      board.carried = [];
       board.etag = null;
+      board.beforeEtag = null;
       board.selected = null;
       board.scrolledFor = null;
+      resetPlan();
     },
   });
 }

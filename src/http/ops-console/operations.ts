@@ -22,6 +22,7 @@ const ASSET_FILES: Record<string, string> = {
   'partner-settings.js': 'web/ops/partner-settings.js',
   'partner-terms.js': 'web/ops/partner-terms.js',
   'partners.js': 'web/ops/partners.js',
+  'plan-ghosts.js': 'web/ops/plan-ghosts.js',
   'router.js': 'web/ops/router.js',
   'session.js': 'web/ops/session.js',
   'state.js': 'web/ops/state.js',
