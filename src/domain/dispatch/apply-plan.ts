@@ -15,7 +15,7 @@ export interface Applied {
 /**
  * Applies a plan's proposals that still hold. The plan is locked (two applies take turns); each proposal whose job
  * changed since the plan (its version moved: assigned, cancelled, rescheduled, a flight's move) is skipped as
- * `changed_since_plan`. The rest are assigned one by one as an operator's assignment is (assign-job.ts, with every
+ * `changed_since_plan` (or `already_applied`, when it is assigned as proposed by a plan: applied before). The rest are assigned one by one as an operator's assignment is (assign-job.ts, with every
  * check, the events and the marketplace's driver info), each in a savepoint: a refusal skips that job with its
  * reason and leaves the others. Kept assignments are left alone. With `only`, just those jobs' proposals (the board's
  * "apply" on one proposal); a job the plan does not propose is skipped as `not_in_plan`.
@@ -32,7 +32,8 @@ export async function applyPlan(tx: Tx, planId: string, now: Date, noticeBody: N
   for (const a of proposed.filter((x) => !wanted || wanted.has(x.job_id))) {
     const job = await jobs.findJob(tx, a.job_id, true);
     if (!job || job.version !== plan.jobVersions[a.job_id]) {
-      skipped.push({ job_id: a.job_id, reason: 'changed_since_plan' });
+      const done = job?.driver?.driverId === a.driver_id && job.vehicle?.vehicleId === a.vehicle_id && job.assignedBy === 'plan';
+      skipped.push({ job_id: a.job_id, reason: done ? 'already_applied' : 'changed_since_plan' });
       continue;
     }
     try {

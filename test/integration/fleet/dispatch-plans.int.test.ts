@@ -130,7 +130,7 @@ describe('Dispatch plans', () => {
 
     const again = await svc.ops.call('POST', `/dispatch/plans/${p.plan_id}/apply`);
     expect(again.body.applied).toEqual([]);
-    expect(again.body.skipped.map((s: any) => s.reason)).toEqual(['changed_since_plan', 'changed_since_plan', 'changed_since_plan']);
+    expect(again.body.skipped.map((s: any) => s.reason)).toEqual(['already_applied', 'already_applied', 'changed_since_plan']);
     // A new fill plan of the day keeps what the first applied.
     const next = (await plan('2026-12-10')).body;
     expect(next.assignments.map((a: any) => a.change)).toEqual(['kept', 'kept']);
@@ -150,6 +150,9 @@ describe('Dispatch plans', () => {
     expect((await svc.ops.call('GET', `/jobs/${one.job_id}`)).body).toMatchObject({ status: 'driver_assigned', assigned_by: 'plan' });
     expect((await svc.ops.call('GET', `/jobs/${two.job_id}`)).body).toMatchObject({ status: 'confirmed', assigned_by: null, driver: null });
     // "Apply all" afterwards assigns the rest.
-    expect((await svc.ops.call('POST', `/dispatch/plans/${p.plan_id}/apply`)).body.applied).toEqual([two.job_id]);
+    expect((await svc.ops.call('POST', `/dispatch/plans/${p.plan_id}/apply`)).body).toMatchObject({
+      applied: [two.job_id],
+      skipped: [{ job_id: one.job_id, reason: 'already_applied' }],
+    });
   });
 });
