@@ -1,5 +1,7 @@
 import { ManualClock } from '../../../src/shared/clock';
 import { autoDispatchOnce, daysAhead } from '../../../src/domain/dispatch/auto-dispatch';
+import { startServer } from '../../../src/server';
+import { testConfig } from '../../support/test-app';
 import { useTestApp } from '../../support/use-test-app';
 import { productionJob } from '../../support/bookings';
 
@@ -30,8 +32,8 @@ describe('Automatic dispatch', () => {
     });
     return [d.driver_id, car.vehicle_id];
   }
-  const pass = (holder = 'instance-a') =>
-    autoDispatchOnce(svc.app.deps, { holder, aheadHours: 24, lockHours: 6, onPlanned: (_p, _a, seconds) => svc.app.deps.metrics.observePlan(seconds) });
+  const pass = (holder = 'instance-a', deps = svc.app.deps) =>
+    autoDispatchOnce(deps, { holder, aheadHours: 24, lockHours: 6, onPlanned: (_p, _a, seconds) => svc.app.deps.metrics.observePlan(seconds) });
   const job = async (id: string) => (await svc.ops.call('GET', `/jobs/${id}`)).body;
   const plansOf = (date: string) => svc.app.db('dispatch_plans').where({ day: date }).orderBy('created_at');
 
@@ -94,10 +96,16 @@ describe('Automatic dispatch', () => {
   });
 
   it('when two instances pass at once, then only one plans the day', async () => {
-    await productionJob(svc, '2026-12-08', '18:00', { name: 'Galle' }, { name: 'Unawatuna' });
-    const before = (await plansOf('2026-12-08')).length;
-    const [a, b] = await Promise.all([pass('instance-a'), pass('instance-b')]);
-    expect(a.length + b.length).toBe(1);
-    expect((await plansOf('2026-12-08')).length).toBe(before + 1);
+    // A second instance on the same database, as a second process behind a balancer would be.
+    const second = await startServer({ config: testConfig({ ...svc.app.dbEnv }), db: svc.app.db, clock, outboxWorker: false });
+    try {
+      await productionJob(svc, '2026-12-08', '18:00', { name: 'Galle' }, { name: 'Unawatuna' });
+      const before = (await plansOf('2026-12-08')).length;
+      const [a, b] = await Promise.all([pass('instance-a'), pass('instance-b', second.deps)]);
+      expect(a.length + b.length).toBe(1);
+      expect((await plansOf('2026-12-08')).length).toBe(before + 1);
+    } finally {
+      await second.stop();
+    }
   });
 });
