@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { parseListen, parseTrustProxy } from './parse';
 
 /**
  * The only place that reads process.env. Parsed once at start; a bad value stops the process with a message
@@ -92,21 +93,6 @@ const schema = z.object({
 
 /** The secrets a production start refuses when shorter than this. */
 export const STRONG_SECRET_LENGTH = 32;
-
-/**
- * TRUST_PROXY as Express's `trust proxy` setting: false (unset: the socket's peer is the client), a hop count, or a
- * list of trusted proxy addresses and ranges. undefined when the value is not one of those.
- */
-export function parseTrustProxy(value: string | undefined): false | number | string[] | undefined {
-  if (value === undefined || value === '' || value === 'false') return false;
-  if (/^\d{1,2}$/.test(value)) return Number(value);
-  const parts = value
-    .split(',')
-    .map((p) => p.trim())
-    .filter(Boolean);
-  const ok = parts.length > 0 && parts.every((p) => ['loopback', 'linklocal', 'uniquelocal'].includes(p) || /^[0-9A-Fa-f:.]+(\/\d{1,3})?$/.test(p));
-  return ok ? parts : undefined;
-}
 
 export interface Config {
   nodeEnv: 'development' | 'test' | 'production';
@@ -308,10 +294,4 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     maxConnectionsPerClient: e.MAX_CONNECTIONS_PER_CLIENT,
     firstByteTimeoutMs: e.FIRST_BYTE_TIMEOUT_MS,
   });
-}
-
-/** `127.0.0.1:3001` or `[::1]:3001` → host and port. */
-function parseListen(value: string): { host: string; port: number } {
-  const at = value.lastIndexOf(':');
-  return Object.freeze({ host: value.slice(0, at).replace(/^\[(.*)\]$/, '$1'), port: Number(value.slice(at + 1)) });
 }

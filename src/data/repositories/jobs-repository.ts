@@ -3,6 +3,9 @@ import { isExclusionViolation } from '../errors';
 import type { Write } from '../write';
 import type { Seats } from './fleet-repository';
 
+/** Who assigned a job: an operator by hand (a plan never moves it), or a plan. */
+export type AssignedBy = 'operator' | 'plan';
+
 /** Production bookings and marketplace orders are both jobs on the fleet's one schedule. */
 export type JobSource = 'partner_booking' | 'marketplace_order';
 export type JobStatus = 'confirmed' | 'driver_assigned' | 'completed' | 'no_show' | 'cancelled';
@@ -239,89 +242,4 @@ export async function rescheduleJob(tx: Tx, j: JobRecord, now: Date): Promise<'d
 /** Releases the job's driver and vehicle (back to `confirmed`, for an operator to assign again), saying why. */
 export async function releaseJob(tx: Sql, source: JobSource, sourceRef: string, reason: string, now: Date): Promise<void> {
   await tx.query(releaseStmt, [source, sourceRef, now, reason]);
-}
-
-const assignStmt = sql(`
-  update jobs set driver_id = $2, vehicle_id = $3, held_code = $4, status = 'driver_assigned', assigned_at = $5, updated_at = $5, version = version + 1, assigned_by = $6,
-    released_reason = null, released_at = null, ride_state = null, en_route_at = null, arrived_at = null
-  where job_id = $1`);
-const conflictStmt = sql(`
-  select j.job_id::text as "jobId", j.pickup_at as "pickupAt", j.dropoff_at as "dropoffAt" from jobs j, jobs me
-  where me.job_id = $1 and j.job_id <> me.job_id and j.status = 'driver_assigned' and j.drive_slot && me.drive_slot
-    and (($2 = 'driver' and j.driver_id = $3) or ($2 = 'vehicle' and j.vehicle_id = $3))
-  limit 1`);
-
-export type AssignOutcome =
-  { ok: true } | { ok: false; resource: 'driver' | 'vehicle'; conflictingJob: { jobId: string; pickupAt: Date; dropoffAt: Date } | null };
-
-/**
- * Assigns in a savepoint: the database refuses a driver or vehicle already assigned to an overlapping job
- * (exclusion constraints), and the outcome names which, and the job in the way.
- */
-/** Who assigned a job: an operator by hand (a plan never moves it), or a plan. */
-export type AssignedBy = 'operator' | 'plan';
-
-export async function assignJob(
-  tx: Tx,
-  jobId: string,
-  driverId: string,
-  vehicleId: string,
-  heldCode: string,
-  at: Date,
-  by: AssignedBy,
-): Promise<AssignOutcome> {
-  try {
-    await tx.savepoint((sp) => sp.query(assignStmt, [jobId, driverId, vehicleId, heldCode, at, by]));
-    return { ok: true };
-  } catch (e) {
-    const resource = isExclusionViolation(e, 'jobs_driver_no_overlap') ? 'driver' : isExclusionViolation(e, 'jobs_vehicle_no_overlap') ? 'vehicle' : null;
-    if (!resource) throw e;
-    const [other] = await tx.query<{ jobId: string; pickupAt: Date; dropoffAt: Date }>(conflictStmt, [
-      jobId,
-      resource,
-      resource === 'driver' ? driverId : vehicleId,
-    ]);
-    return { ok: false, resource, conflictingJob: other ?? null };
-  }
-}
-
-/** An assigned job near another, as the travel rules read it. */
-export interface NearbyJob {
-  jobId: string;
-  driverId: string;
-  vehicleId: string;
-  pickupAt: Date;
-  dropoffAt: Date;
-  pickup: JobPlace;
-  dropoff: JobPlace;
-}
-
-const nearbyStmt = sql(`
-  select j.job_id::text as "jobId", j.driver_id as "driverId", j.vehicle_id as "vehicleId", j.pickup_at as "pickupAt", j.dropoff_at as "dropoffAt",
-         j.pickup, j.dropoff
-  from jobs j
-  where j.status = 'driver_assigned' and j.job_id <> $1 and (j.driver_id = $2 or j.vehicle_id = $3)
-    and j.pickup_at > $4::timestamptz - interval '36 hours' and j.pickup_at < $4::timestamptz + interval '36 hours'
-  order by j.pickup_at`);
-
-/** The jobs the driver or the vehicle is assigned to within 36 hours of `around` (other than `jobId`). */
-export async function nearbyAssigned(db: Sql, jobId: string, driverId: string, vehicleId: string, around: Date): Promise<NearbyJob[]> {
-  return db.query<NearbyJob>(nearbyStmt, [jobId, driverId, vehicleId, around]);
-}
-
-const locateStmt = sql(`
-  with point as (insert into job_locations (job_id, at, lat, lon) values ($1, $2, $3, $4) returning 1)
-  update jobs set last_lat = $3, last_lon = $4, last_located_at = $2
-  where job_id = $1 and (last_located_at is null or last_located_at <= $2)`);
-
-/** Keeps a position in the job's track, and as its last known location when it is the newest. */
-export async function recordLocation(tx: Sql, jobId: string, at: Date, lat: number, lon: number): Promise<void> {
-  await tx.query(locateStmt, [jobId, at, lat, lon]);
-}
-
-const trackStmt = sql(`select lat, lon, at from job_locations where job_id = $1 and at >= $2 and at <= $3 order by at limit 200`);
-
-/** The positions of a job between two times (no-show evidence). */
-export async function track(db: Sql, jobId: string, from: Date, to: Date): Promise<Array<{ lat: number; lon: number; at: Date }>> {
-  return db.query(trackStmt, [jobId, from, to]);
 }

@@ -1,5 +1,6 @@
 import type { Tx } from '../../data/database';
-import * as jobs from '../../data/repositories/jobs-repository';
+import type * as jobs from '../../data/repositories/jobs-repository';
+import * as assignments from '../../data/repositories/job-assignments-repository';
 import * as fleet from '../../data/repositories/fleet-repository';
 import type { DriverSnapshot } from '../../data/repositories/bookings-repository';
 import { AppError, notFound } from '../../shared/errors';
@@ -54,7 +55,7 @@ export async function assignJob(
   }
   await assertCrewHasTime(tx, job, driver, vehicle);
 
-  const outcome = await jobs.assignJob(tx, jobId, driver.driverId, vehicle.vehicleId, vehicle.fleetCode, now, by);
+  const outcome = await assignments.assignJob(tx, jobId, driver.driverId, vehicle.vehicleId, vehicle.fleetCode, now, by);
   if (!outcome.ok) throw overlapping(outcome, driver, vehicle);
   const assigned = await requireJob(tx, jobId);
   if (job.source === 'partner_booking') await moveBooking(tx, job.sourceRef, 'driver_assigned', { driver: snapshot(driver, vehicle) }, now);
@@ -128,7 +129,7 @@ const lacksEquipment = (vehicle: fleet.VehicleRecord, missing: SeatCounts) =>
   );
 
 /** The database refused: the driver or the vehicle is on an overlapping job, named with its times in Sri Lanka. */
-function overlapping(outcome: Extract<jobs.AssignOutcome, { ok: false }>, driver: fleet.DriverRecord, vehicle: fleet.VehicleRecord): AppError {
+function overlapping(outcome: Extract<assignments.AssignOutcome, { ok: false }>, driver: fleet.DriverRecord, vehicle: fleet.VehicleRecord): AppError {
   const other = outcome.conflictingJob;
   const who = outcome.resource === 'driver' ? `Driver ${driver.name}` : `Vehicle ${vehicle.plate}`;
   const when = other ? ` job ${other.jobId} from ${at(new Date(other.pickupAt))} to ${at(new Date(other.dropoffAt))} (Sri Lanka time)` : ' another job';

@@ -1,5 +1,6 @@
 import type { Tx } from '../../data/database';
-import * as jobs from '../../data/repositories/jobs-repository';
+import type * as jobs from '../../data/repositories/jobs-repository';
+import { nearbyAssigned } from '../../data/repositories/job-assignments-repository';
 import type { DriverRecord, VehicleRecord } from '../../data/repositories/fleet-repository';
 import { AppError } from '../../shared/errors';
 import { formatLocal, formatLocalWithOffset } from '../kernel/sri-lanka-time';
@@ -28,7 +29,7 @@ export const legOf = (j: { jobId: string; pickupAt: Date; dropoffAt: Date; picku
  */
 export async function assertCrewHasTime(tx: Tx, job: jobs.JobRow, driver: DriverRecord, vehicle: VehicleRecord): Promise<void> {
   const leg = legOf(job);
-  const nearby = await jobs.nearbyAssigned(tx, job.jobId, driver.driverId, vehicle.vehicleId, leg.pickupAt);
+  const nearby = await nearbyAssigned(tx, job.jobId, driver.driverId, vehicle.vehicleId, leg.pickupAt);
   const driverLegs = nearby.filter((n) => n.driverId === driver.driverId).map(legOf);
   const vehicleLegs = nearby.filter((n) => n.vehicleId === vehicle.vehicleId).map(legOf);
   for (const [resource, legs] of [

@@ -1,5 +1,5 @@
 import type { Tx } from '../../data/database';
-import { recordLocation } from '../../data/repositories/jobs-repository';
+import { recordLocation } from '../../data/repositories/job-locations-repository';
 import { setDriverLocation } from '../../data/repositories/bookings-repository';
 import { notifyLatest, type NoticeBody } from '../marketplace/notices';
 import { LIVE_BEFORE_PICKUP_MS, LOCATION_EVERY_MS } from '../kernel/job-window';

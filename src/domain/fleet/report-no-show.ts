@@ -1,5 +1,6 @@
 import type { Tx } from '../../data/database';
 import * as jobs from '../../data/repositories/jobs-repository';
+import * as locations from '../../data/repositories/job-locations-repository';
 import { setOrderState } from '../../data/repositories/marketplace-repository';
 import { moveBooking } from '../bookings/advance-booking';
 import { formatLocal } from '../kernel/sri-lanka-time';
@@ -35,7 +36,7 @@ export async function recordNoShow(tx: Tx, job: jobs.JobRow, note: string, now: 
   if (job.source === 'partner_booking') await moveBooking(tx, job.sourceRef, 'no_show', {}, now);
   else {
     await setOrderState(tx, job.sourceRef, 'no_show', now);
-    const trail = await jobs.track(tx, job.jobId, new Date(new Date(job.pickupAt).getTime() - LIVE_BEFORE_PICKUP_MS), now);
+    const trail = await locations.track(tx, job.jobId, new Date(new Date(job.pickupAt).getTime() - LIVE_BEFORE_PICKUP_MS), now);
     const track = trail.map((p) => ({ lat: p.lat, lon: p.lon, at: new Date(p.at) }));
     const comment = [note, evidence(job, now)].filter(Boolean).join(' ');
     await notify(tx, noticeBody, { kind: 'no_show', orderId: job.sourceRef, track, comment }, { dedupeKey: `no_show:${job.sourceRef}`, maxAttempts: 11 }, now);
