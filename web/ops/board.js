@@ -1,50 +1,49 @@
 // @ts-check
 /*
- * The dispatch board (#board): the day's jobs on a timeline per vehicle, the unassigned ones in a list, and the
- * selected job's panel (job-panel.js); the day's plan, its proposals drawn as ghosts (plan-ghosts.js). A job's
- * window runs from its pickup (as a flight moved it) to its drop-off, across midnight too: one that runs into the
- * next day is drawn to the day's edge, and the next day's board draws it from 00:00 (it reads the day before's jobs
- * for them). Polled: with the last ETags, an unchanged day costs a 304.
+ * The dispatch board (#board): the day's jobs on a timeline per vehicle (board-timeline.js), the unassigned ones in a
+ * list, and the selected job's panel (job-panel.js); the day's plan in its card (plan-card.js), its proposals drawn
+ * as ghosts (plan-ghosts.js). This module holds the board's state and reads it: the day's jobs, and the day before's
+ * that run past midnight into it (the next day's board draws them from 00:00). Polled: with the last ETags, an
+ * unchanged day costs a 304.
  */
 import { api, handler, refusal } from './api.js';
-import { $, append, clear, h, maybe } from './dom.js';
+import { renderTimeline } from './board-timeline.js';
+import { count, route } from './board-words.js';
+import { $, clear, h, maybe } from './dom.js';
 import {
   addDays,
   dayName,
   dayStart,
   FLEET_NAMES,
-  FLEET_ORDER,
-  HOUR,
   hhmm,
   party,
   releasedText,
   alertText,
   pickupOf,
   seats,
-  shortPlace,
-  statusText,
   todayInSriLanka,
   whereabouts,
   whoFor,
 } from './format.js';
 import { renderJobPanel, resetPanel } from './job-panel.js';
-import { ghostBlock, ghosts, loadPlan, planCard, planNote, renderPlan, resetPlan } from './plan-ghosts.js';
+import { loadPlan, resetPlan } from './plan-api.js';
+import { planCard, planNote, renderPlan } from './plan-card.js';
+import { ghosts } from './plan-state.js';
 import { poll, POLL_MS, registerView } from './router.js';
-import { can, serviceNow, session } from './state.js';
+import { serviceNow, session } from './state.js';
 
 /** @typedef {import('./api.js').Job} Job */
 /** @typedef {import('./api.js').Vehicle} Vehicle */
-/** @typedef {NonNullable<Job['vehicle']>} JobVehicle */
-
-/** @typedef {import('./plan-ghosts.js').Ghost} Ghost */
+/** @typedef {import('./plan-state.js').Ghost} Ghost */
 
 /**
  * `own`: the day's jobs (picked up that day, cancelled ones left out; `cancelled` counts those); `carried`: the
  * jobs of the day before that hold a vehicle past midnight; `jobs`: both, what the timeline and the job's panel work
  * with. `etag` and `beforeEtag`: the last answers' ETags, for each day.
- * @type {{ day: 0 | 1, date: string, etag: string | null, beforeEtag: string | null, own: Job[], carried: Job[], cancelled: number, jobs: Job[],
- *   vehicles: Vehicle[], drivers: import('./api.js').Driver[], selected: string | null, scrolledFor: string | null }}
+ * @typedef {{ day: 0 | 1, date: string, etag: string | null, beforeEtag: string | null, own: Job[], carried: Job[], cancelled: number, jobs: Job[],
+ *   vehicles: Vehicle[], drivers: import('./api.js').Driver[], selected: string | null, scrolledFor: string | null }} Board
  */
+/** @type {Board} */
 const board = {
   day: 0,
   date: '',
@@ -60,8 +59,8 @@ const board = {
   scrolledFor: null,
 };
 
-/** What the plan's card and ghosts may do on the board. @type {import('./plan-ghosts.js').Actions} */
-const planActions = { reload: () => reload(), select: (id) => selectJob(id) };
+/** What the timeline's blocks, the plan's card and its ghosts may do on the board. @type {import('./plan-state.js').Actions} */
+const boardActions = { reload: () => reload(), select: (id) => selectJob(id) };
 
 async function openBoard() {
   board.date = addDays(todayInSriLanka(), board.day);
@@ -118,8 +117,7 @@ async function loadJobs(forcePlan = false) {
   const n = board.own.length;
   const carried = board.carried.length;
   $('board-status').textContent =
-    n +
-    (n === 1 ? ' job' : ' jobs') +
+    count(n, 'job') +
     (board.cancelled ? ' (and ' + board.cancelled + ' cancelled)' : '') +
     (carried ? '; ' + carried + (carried === 1 ? ' job of the evening before runs' : ' jobs of the evening before run') + ' past midnight' : '') +
     '. ' +
@@ -130,201 +128,20 @@ async function loadJobs(forcePlan = false) {
 
 function renderBoard() {
   const shown = ghosts(board);
-  renderTimeline(shown);
+  renderTimeline(board, shown, boardActions);
   renderUnassigned(shown);
-  renderPlan(board, shown, planActions);
+  renderPlan(board, shown, boardActions);
   renderJobPanel(
     board.jobs.find((x) => x.job_id === board.selected),
     board,
-    {
-      close: () => {
-        board.selected = null;
-        renderBoard();
-      },
-      reload,
-    },
+    { close: closePanel, reload },
   );
 }
 
-/**
- * The hours the timeline shows: the day's jobs' windows (and now, today) with an hour either side, at least 12
- * hours, within the day (from 00:00 when a job runs into it from the evening before, to 24:00 when one runs past
- * midnight). Ticks every 2 or 3 hours.
- * @param {number} start the day's midnight
- */
-function timelineRange(start) {
-  /** @type {number[]} */
-  const times = [];
-  board.jobs.forEach((j) => {
-    times.push(Date.parse(pickupOf(j)), Date.parse(j.dropoff_at));
-  });
-  const now = serviceNow();
-  if (now >= start && now < start + 24 * HOUR) times.push(now);
-  let lo = times.length ? Math.max(0, Math.floor((Math.min(...times) - start) / HOUR) - 1) : 0;
-  let hi = times.length ? Math.min(24, Math.ceil((Math.max(...times) - start) / HOUR) + 1) : 24;
-  const tick = hi - lo > 16 ? 3 : 2;
-  lo -= lo % tick;
-  if (hi - lo < 12) hi = Math.min(24, lo + 12);
-  if (hi - lo < 12) lo = Math.max(0, hi - 12);
-  return { from: start + lo * HOUR, hours: hi - lo, first: lo, tick };
-}
-
-/** @param {Ghost[]} shown the plan's proposals still to apply */
-function renderTimeline(shown) {
-  const range = timelineRange(dayStart(board.date));
-  const span = range.hours * HOUR;
-  const rows = [];
-  /** @type {Record<string, Job[]>} */
-  const byVehicle = {};
-  board.jobs.forEach((j) => {
-    if (j.vehicle) (byVehicle[j.vehicle.vehicle_id] = byVehicle[j.vehicle.vehicle_id] || []).push(j);
-  });
-  /** @type {(Vehicle | JobVehicle)[]} */
-  const vehicles = board.vehicles.slice();
-  // A vehicle taken out of service keeps the jobs it holds on the board.
-  Object.keys(byVehicle).forEach((id) => {
-    const held = byVehicle[id][0].vehicle;
-    if (held && !vehicles.some((v) => v.vehicle_id === id)) vehicles.push(held);
-  });
-  vehicles.sort((a, b) => FLEET_ORDER.indexOf(a.fleet_code) - FLEET_ORDER.indexOf(b.fleet_code) || (a.plate < b.plate ? -1 : 1));
-
-  const scale = h('div', { class: 'tl-track' });
-  for (let i = 0; i < range.hours; i += range.tick) {
-    const hour = range.first + i;
-    scale.appendChild(h('span', { class: 'tl-hour', style: 'left:' + (i / range.hours) * 100 + '%' }, (hour < 10 ? '0' : '') + hour + ':00'));
-  }
-  rows.push(h('div', { class: 'tl-row tl-hours', 'aria-hidden': 'true' }, h('div', { class: 'tl-label' }), scale));
-
-  const grid = 'background-size:' + (range.tick / range.hours) * 100 + '% 100%';
-  const nowPct = ((serviceNow() - range.from) / span) * 100;
-  /** A vehicle's row: its jobs on the hours, the plan's proposals for it, and now (today). @param {Job[]} jobs @param {Ghost[]} [proposed] */
-  const track = (jobs, proposed = []) =>
-    h(
-      'div',
-      // A row with proposals a dispatcher may apply is taller, for their "Apply".
-      { class: 'tl-track' + (proposed.length && can('dispatcher') ? ' proposed' : ''), style: grid },
-      nowPct >= 0 && nowPct <= 100 && h('span', { class: 'tl-now', style: 'left:' + nowPct + '%', 'aria-hidden': 'true' }),
-      jobs.map((j) => jobBlock(j, range.from, span)),
-      proposed.map((g) => ghostBlock(g, windowBox(g.job, range.from, span), board, planActions)),
-    );
-  vehicles.forEach((v) => {
-    rows.push(
-      h(
-        'div',
-        { class: 'tl-row', role: 'group', 'aria-label': v.plate + ', ' + FLEET_NAMES[v.fleet_code] },
-        h('div', { class: 'tl-label' }, h('strong', {}, v.plate), h('span', {}, FLEET_NAMES[v.fleet_code])),
-        track(
-          byVehicle[v.vehicle_id] || [],
-          shown.filter((g) => g.a.vehicle_id === v.vehicle_id),
-        ),
-      ),
-    );
-  });
-  // Jobs closed without a vehicle (a no-show before anyone was assigned), the day's own.
-  const loose = board.own.filter((j) => !j.vehicle && j.status !== 'confirmed');
-  if (loose.length)
-    rows.push(h('div', { class: 'tl-row' }, h('div', { class: 'tl-label' }, h('strong', {}, 'No vehicle'), h('span', {}, 'closed')), track(loose)));
-  if (vehicles.length === 0) rows.push(h('p', { class: 'empty' }, 'No active vehicle: register the fleet with the operator API or the CLI (vehicle add).'));
-  const tl = clear($('timeline'));
-  append(tl, h('div', { class: 'tl-grid' }, rows));
-  // When the day's timeline is wider than the screen, it opens two hours before now (today) or at the first job.
-  if (board.scrolledFor !== board.date) {
-    board.scrolledFor = board.date;
-    const first = tl.querySelector('.tl-track');
-    const width = first ? first.clientWidth : 0;
-    tl.scrollLeft = nowPct >= 0 && nowPct <= 100 ? Math.max(0, ((serviceNow() - 2 * HOUR - range.from) / span) * width) : 0;
-  }
-}
-
-/** The ride's states while the driver holds the job: the block names them. */
-const RIDING = ['en_route', 'arrived', 'on_board'];
-
-/**
- * Where a job's window (pickup, as a flight moved it, to drop-off) sits on a row of the timeline: its left and width,
- * clipped to the timeline. One cut at the end (past midnight) is drawn to the right edge, one cut at the start (from
- * the evening before) from the left edge; `cut` names the edges it is cut at (a hint that it goes on).
- * @param {Job} j
- * @param {number} origin the timeline's first hour
- * @param {number} span its length
- */
-function windowBox(j, origin, span) {
-  const from = (Date.parse(pickupOf(j)) - origin) / span;
-  const to = (Date.parse(j.dropoff_at) - origin) / span;
-  const left = Math.max(0, from);
-  const width = Math.max(1.5, (Math.min(1, to) - left) * 100);
-  const cut = (from < 0 ? ' cut-start' : '') + (to > 1 ? ' cut-end' : '');
-  return { style: (to > 1 ? 'right:0' : 'left:' + left * 100 + '%') + ';width:' + width + '%', cut };
-}
-
-/** "Sat 23:50" for a time on another day than the board's, else "23:50". @param {string} iso */
-function timeOnBoard(iso) {
-  const t = Date.parse(iso);
-  const start = dayStart(board.date);
-  if (t >= start && t < start + 24 * HOUR) return hhmm(iso);
-  return dayName(addDays(board.date, t < start ? -1 : 1)).slice(0, 3) + ' ' + hhmm(iso);
-}
-
-/** @param {Job} j @param {number} origin @param {number} span */
-function jobBlock(j, origin, span) {
-  const box = windowBox(j, origin, span);
-  const midnight = dayStart(board.date);
-  const before = Date.parse(pickupOf(j)) < midnight;
-  const after = Date.parse(j.dropoff_at) > midnight + 24 * HOUR;
-  const label =
-    'Job ' +
-    j.job_id +
-    ', ' +
-    timeOnBoard(pickupOf(j)) +
-    ' to ' +
-    timeOnBoard(j.dropoff_at) +
-    (before ? ' (from the evening before)' : '') +
-    (after ? ' (runs past midnight)' : '') +
-    ', ' +
-    shortPlace(j.pickup) +
-    ' to ' +
-    shortPlace(j.dropoff) +
-    ', ' +
-    statusText(j) +
-    (j.driver ? ', driver ' + j.driver.name : '') +
-    (j.assigned_by === 'plan' ? ', assigned by a plan' : '') +
-    (j.alerts.length ? '. ' + alertText(j) : '');
-  return h(
-    'button',
-    {
-      type: 'button',
-      class:
-        'tl-job ' +
-        j.status +
-        box.cut +
-        (j.last_location ? ' located' : '') +
-        (j.alerts.length ? ' alert' : '') +
-        (board.selected === j.job_id ? ' selected' : ''),
-      style: box.style,
-      title: label + '. ' + whereabouts(j),
-      'aria-label': label,
-      'data-job': j.job_id,
-      'data-assigned-by': j.assigned_by,
-      onclick: () => selectJob(j.job_id),
-    },
-    // From the evening before, the block says until when the vehicle is held.
-    h(
-      'span',
-      {},
-      (j.alerts.length ? '⚠ ' : '') +
-        (before ? 'until ' + hhmm(j.dropoff_at) + ' · ' : hhmm(pickupOf(j)) + ' ') +
-        shortPlace(j.pickup) +
-        ' → ' +
-        shortPlace(j.dropoff),
-    ),
-    j.driver
-      ? h(
-          'span',
-          { class: 'who' },
-          j.assigned_by === 'plan' ? h('span', { class: 'by-plan', 'aria-hidden': 'true' }, 'plan') : null,
-          j.driver.name + (RIDING.includes(j.status) ? ' · ' + statusText(j) : ''),
-        )
-      : null,
-  );
+/** No job selected: the panel closes. */
+function closePanel() {
+  board.selected = null;
+  renderBoard();
 }
 
 /** The day's jobs without a driver (those of the evening before are the day before's). @param {Ghost[]} shown */
@@ -348,7 +165,7 @@ function renderUnassigned(shown) {
             onclick: () => selectJob(j.job_id),
           },
           h('span', { class: 'when' }, hhmm(pickupOf(j)) + '–' + hhmm(j.dropoff_at), h('span', { class: 'id' }, 'Job ' + j.job_id)),
-          h('span', { class: 'route' }, shortPlace(j.pickup) + ' → ' + shortPlace(j.dropoff)),
+          h('span', { class: 'route' }, route(j)),
           h('span', { class: 'what' }, FLEET_NAMES[j.fleet_code] + ' · ' + party(j) + (j.extras.length ? ' · ' + seats(j) : '') + ' · ' + whoFor(j)),
           j.released ? h('span', { class: 'released' }, releasedText(j)) : null,
           j.alerts.length ? h('span', { class: 'alerts' }, alertText(j)) : null,
@@ -388,8 +205,7 @@ export function setUpBoard() {
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Escape' && session.view === 'board' && board.selected) {
       const id = board.selected;
-      board.selected = null;
-      renderBoard();
+      closePanel();
       /** @type {HTMLElement | null} */
       const back = document.querySelector('[data-job="' + id + '"]');
       if (back) back.focus();

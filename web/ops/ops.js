@@ -5,7 +5,7 @@
  * its own words (api.js).
  *
  * Native ES modules, served as they are (no build): this one starts the page; each view is a module of its own
- * (board.js with job-panel.js, drivers.js with driver-hours.js, partners.js with partner-settings.js and
+ * (board.js with board-timeline.js, job-panel.js and the day's plan in plan-*.js, drivers.js with driver-hours.js, partners.js with partner-settings.js and
  * partner-terms.js, deliveries.js, audit.js, operators.js), over router.js (which view is shown, polling), state.js
  * (the session), api.js (the API client, typed from the contract), dom.js and format.js. `npm run typecheck:web` checks them all (// @ts-check, JSDoc types).
  *
