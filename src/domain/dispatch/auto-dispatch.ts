@@ -9,7 +9,7 @@ import { formatLocal, sriLankaDay } from '../kernel/sri-lanka-time';
 import type { NoticeBody } from '../marketplace/notices';
 import { createPlan } from './create-plan';
 import { applyPlan, type Applied } from './apply-plan';
-import type { PlanView } from './plan-view';
+import type { PlanView, StoredPlan } from './plan-view';
 
 /** A day's lease is this instance's for this long (a crashed instance's day is planned by another after it). */
 const LEASE_MS = 2 * 60_000;
@@ -53,7 +53,7 @@ export async function autoDispatchOnce(deps: AutoDispatchDeps, o: AutoDispatchOp
       const plan = await deps.db.transaction((tx) => createPlan(tx, { date, mode: 'fill' }, null, now, o.lockHours));
       const applied = await deps.db.transaction((tx) => applyPlan(tx, plan.plan_id, deps.clock.now(), deps.marketplaceNotices));
       const seconds = (performance.now() - started) / 1000;
-      left = stillOpen(plan, applied, (await plans.findPlan(deps.db, plan.plan_id))!.jobVersions);
+      left = stillOpen(applied, (await plans.findPlan(deps.db, plan.plan_id))!);
       await audit(deps, plan, applied, seconds);
       o.onPlanned?.(plan, applied, seconds);
       done.push({ date, planId: plan.plan_id, applied: applied.applied.length });
@@ -86,14 +86,15 @@ export function daysAhead(now: Date, aheadHours: number): string[] {
 
 /**
  * What the pass leaves without a driver, in the form of the open jobs' signature (dispatch-repository.openJobs):
- * the plan's uncovered jobs and the proposals skipped, at the versions planned. A job that arrives or changes
- * meanwhile makes the day's signature differ, so the next pass plans it.
+ * the jobs without a driver when planned that the plan did not cover, and the proposals skipped, at the versions
+ * planned. A job that arrives or changes meanwhile makes the day's signature differ, so the next pass plans it.
  */
-function stillOpen(plan: PlanView, applied: Applied, versions: Record<string, number>): string {
-  const ids = [...plan.unassigned.map((u) => u.job_id), ...applied.skipped.map((s) => s.job_id)];
+function stillOpen(applied: Applied, record: plans.PlanRecord): string {
+  const { unassigned, current } = record.result as StoredPlan;
+  const ids = [...unassigned.filter((u) => !current[u.jobId]).map((u) => u.jobId), ...applied.skipped.map((s) => s.job_id)];
   return ids
     .sort((a, b) => Number(a) - Number(b))
-    .map((id) => `${id}:${versions[id]}`)
+    .map((id) => `${id}:${record.jobVersions[id]}`)
     .join(',');
 }
 

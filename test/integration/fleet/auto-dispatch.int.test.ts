@@ -79,6 +79,20 @@ describe('Automatic dispatch', () => {
     expect(await job(other.job_id)).toMatchObject({ status: 'driver_assigned', assigned_by: 'plan' });
   });
 
+  it('when a job is assigned by hand to a driver the plan does not use, then the pass leaves it and does not plan the day again for it', async () => {
+    const rizwan = await svc.ops.driver('Mohamed Rizwan'); // no base, no hours: never planned
+    const van = await svc.ops.vehicle('standard_van');
+    const byHand = await productionJob(svc, '2026-12-08', '08:30', { name: 'Kandy' }, { name: 'Katugastota' });
+    expect((await svc.ops.call('POST', `/jobs/${byHand.job_id}/assign`, { body: { driver_id: rizwan.driver_id, vehicle_id: van.vehicle_id } })).status).toBe(
+      200,
+    );
+    const other = await productionJob(svc, '2026-12-08', '13:00', { iata: 'CMB' }, { name: 'Negombo' });
+    expect((await pass()).map((d) => d.applied)).toEqual([1]);
+    expect(await job(byHand.job_id)).toMatchObject({ assigned_by: 'operator', driver: { driver_id: rizwan.driver_id } });
+    expect(await job(other.job_id)).toMatchObject({ assigned_by: 'plan' });
+    expect(await pass()).toEqual([]);
+  });
+
   it('when a job cannot be covered, then the pass tries it once, says so in the metrics, and tries again when the day changes', async () => {
     const night = await productionJob(svc, '2026-12-08', '23:30', { iata: 'CMB' }, { name: 'Negombo' }); // no one works so late
     const first = await pass();
