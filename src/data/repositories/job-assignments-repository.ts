@@ -67,3 +67,14 @@ const nearbyStmt = sql(`
 export async function nearbyAssigned(db: Sql, jobId: string, driverId: string, vehicleId: string, around: Date): Promise<NearbyJob[]> {
   return db.query<NearbyJob>(nearbyStmt, [jobId, driverId, vehicleId, around]);
 }
+
+const clearStmt = sql(`
+  update jobs set driver_id = null, vehicle_id = null, status = 'confirmed', assigned_by = null
+  where job_id = any($1::bigint[]) and status = 'driver_assigned'`);
+/**
+ * Lifts jobs' assignments inside the caller's transaction, so that a plan's moves can be assigned all together (they
+ * are assigned again before it commits, or it rolls back).
+ */
+export async function clearAssignments(tx: Tx, jobIds: readonly string[]): Promise<void> {
+  if (jobIds.length) await tx.query(clearStmt, [jobIds]);
+}

@@ -155,4 +155,29 @@ describe('Dispatch plans', () => {
       skipped: [{ job_id: one.job_id, reason: 'already_applied' }],
     });
   });
+
+  it("when a replan swaps two drivers' jobs, then applying moves both together (one by one, each would meet the other's old job)", async () => {
+    const airport = await job('2026-12-12', '10:00', { iata: 'CMB' }, { name: 'Negombo' });
+    const inGalle = await job('2026-12-12', '10:00', { name: 'Galle' }, { name: 'Unawatuna' });
+    // A plan's earlier, poor choice: each driver sent to the other's end of the coast.
+    const assign = (jobId: string, d: { driver_id: string; car: string }) =>
+      svc.ops.call('POST', `/jobs/${jobId}/assign`, { body: { driver_id: d.driver_id, vehicle_id: d.car } });
+    expect((await assign(airport.job_id, galle)).status).toBe(200);
+    expect((await assign(inGalle.job_id, negombo)).status).toBe(200);
+    await svc.app.db('jobs').whereIn('job_id', [airport.job_id, inGalle.job_id]).update({ assigned_by: 'plan' });
+
+    const p = (await plan('2026-12-12', 'replan')).body;
+    expect(proposal(p, airport.job_id)).toMatchObject({ driver_id: negombo.driver_id, change: 'moved' });
+    expect(proposal(p, inGalle.job_id)).toMatchObject({ driver_id: galle.driver_id, change: 'moved' });
+    const r = await svc.ops.call('POST', `/dispatch/plans/${p.plan_id}/apply`);
+    expect(r.body).toEqual({ plan_id: p.plan_id, applied: [airport.job_id, inGalle.job_id], skipped: [] });
+    expect((await svc.ops.call('GET', `/jobs/${airport.job_id}`)).body).toMatchObject({
+      driver: { driver_id: negombo.driver_id },
+      vehicle: { vehicle_id: negombo.car },
+    });
+    expect((await svc.ops.call('GET', `/jobs/${inGalle.job_id}`)).body).toMatchObject({
+      driver: { driver_id: galle.driver_id },
+      vehicle: { vehicle_id: galle.car },
+    });
+  });
 });
