@@ -3,7 +3,17 @@ import { startTestApp, type TestApp } from '../support/test-app';
 import { operator } from '../support/fixtures';
 import { client } from '../support/http';
 import { productionJob } from '../support/bookings';
-import { launchBrowser, PHONE, screenshot, signInToConsole, textSoon, visibleSoon, watchedPage, describeInBrowser } from '../support/browser';
+import {
+  launchBrowser,
+  PHONE,
+  screenshot,
+  signInToConsole,
+  dispatcherAndViewer,
+  textSoon,
+  visibleSoon,
+  watchedPage,
+  describeInBrowser,
+} from '../support/browser';
 import { ManualClock } from '../../src/shared/clock';
 
 /** 13:30 in Sri Lanka on Saturday 21 November 2026. */
@@ -81,15 +91,7 @@ describeInBrowser('Operator console (/ops/): the day planned on the board, and w
     });
     if (r.status !== 200) throw new Error(`assign ${r.status} ${r.text}`);
     jobs.night = (await ops().call('GET', `/jobs/${jobs.night.job_id}`)).body;
-    for (const [name, role] of [
-      ['Dilani Wickramasinghe', 'dispatcher'],
-      ['Ravi Jayasuriya', 'viewer'],
-    ] as const) {
-      const o = await ops().call('POST', '/operators', { body: { name, role } });
-      if (o.status !== 201) throw new Error(`createOperator ${o.status} ${o.text}`);
-      if (role === 'dispatcher') dispatcher = o.body;
-      else viewer = o.body;
-    }
+    ({ dispatcher, viewer } = await dispatcherAndViewer(ops()));
     browser = await launchBrowser();
   }, 120_000);
   afterAll(async () => {

@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { startTestApp, type TestApp } from '../support/test-app';
 import { operator } from '../support/fixtures';
 import { client } from '../support/http';
-import { launchBrowser, shotsAtBothSizes, signInToConsole, textSoon, watchedPage, describeInBrowser } from '../support/browser';
+import { launchBrowser, shotsAtBothSizes, signInToConsole, dispatcherAndViewer, textSoon, watchedPage, describeInBrowser } from '../support/browser';
 import { eventually } from '../support/eventually';
 import { ManualClock } from '../../src/shared/clock';
 
@@ -66,15 +66,7 @@ describeInBrowser('Operator console (/ops/): drivers, bases and hours', () => {
     // Nimal drives the airport run to Galle this afternoon.
     const r = await ops().call('POST', `/jobs/${jobs.galle.job_id}/assign`, { body: { driver_id: people.nimal.driver_id, vehicle_id: fleet.car2.vehicle_id } });
     if (r.status !== 200) throw new Error(`assign ${r.status} ${r.text}`);
-    for (const [name, role] of [
-      ['Dilani Wickramasinghe', 'dispatcher'],
-      ['Ravi Jayasuriya', 'viewer'],
-    ] as const) {
-      const o = await ops().call('POST', '/operators', { body: { name, role } });
-      if (o.status !== 201) throw new Error(`createOperator ${o.status} ${o.text}`);
-      if (role === 'dispatcher') dispatcher = o.body;
-      else viewer = o.body;
-    }
+    ({ dispatcher, viewer } = await dispatcherAndViewer(ops()));
     browser = await launchBrowser();
   }, 120_000);
   afterAll(async () => {

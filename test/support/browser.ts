@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import { describeWithProgram } from './skip';
+import type { Operator } from './use-test-app';
 
 /** Debian's chromium (installed by .ci/run), driven by playwright-core: no browser download. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -116,4 +117,14 @@ export async function shotsAtBothSizes(page: Page, name: string): Promise<number
   const overflow = (await page.evaluate('document.documentElement.scrollWidth - window.innerWidth')) as number;
   await page.setViewportSize(DESKTOP);
   return overflow;
+}
+
+/** The console's two named operators of the browser tests: a dispatcher and a viewer, with their tokens. */
+export async function dispatcherAndViewer(ops: Operator): Promise<{ dispatcher: { token: string }; viewer: { token: string } }> {
+  const named = async (name: string, role: string) => {
+    const o = await ops.call('POST', '/operators', { body: { name, role } });
+    if (o.status !== 201) throw new Error(`createOperator ${o.status} ${o.text}`);
+    return o.body as { token: string };
+  };
+  return { dispatcher: await named('Dilani Wickramasinghe', 'dispatcher'), viewer: await named('Ravi Jayasuriya', 'viewer') };
 }
