@@ -66,7 +66,7 @@ export async function claimDay(db: Sql, day: string, holder: string, now: Date, 
 }
 
 const releaseStmt = sql(`update dispatch_days set leased_until = $3, planned_at = $3, open_signature = $4 where day = $1::date and holder = $2`);
-/** Gives the lease back, with what the pass left open (the next pass plans again only when that changes). */
-export async function releaseDay(db: Sql, day: string, holder: string, now: Date, signature: string): Promise<void> {
+/** Gives the lease back, with what the pass left open (the next pass plans again only when that changes; null: at once). */
+export async function releaseDay(db: Sql, day: string, holder: string, now: Date, signature: string | null): Promise<void> {
   await db.query(releaseStmt, [day, holder, now, signature]);
 }

@@ -47,7 +47,8 @@ export async function autoDispatchOnce(deps: AutoDispatchDeps, o: AutoDispatchOp
     const day = sriLankaDay(date);
     const open = await plans.openJobs(deps.db, now, day.from, day.to);
     if (!open.open || !(await plans.claimDay(deps.db, date, o.holder, now, LEASE_MS, open.signature, RETRY_MS))) continue;
-    let left = open.signature;
+    // What the pass leaves open; unknown (null) when it fails, so that the next pass tries the day again.
+    let left: string | null = null;
     try {
       const started = performance.now();
       const plan = await deps.db.transaction((tx) => createPlan(tx, { date, mode: 'fill' }, null, now, o.lockHours));

@@ -109,6 +109,16 @@ describe('Automatic dispatch', () => {
     expect(await pass()).toHaveLength(1);
   });
 
+  it('when a pass fails half-way, then the next one plans the day again at once (not 15 minutes later)', async () => {
+    await productionJob(svc, '2026-12-08', '19:00', { name: 'Galle' }, { name: 'Unawatuna' });
+    // The clock fails when the apply asks it the time (the 4th call: the days, today, tomorrow, the apply).
+    let calls = 0;
+    const failing = { ...svc.app.deps, clock: { now: () => (++calls === 4 ? boom() : clock.now()) } };
+    await expect(autoDispatchOnce(failing, { holder: 'instance-a', aheadHours: 24, lockHours: 6 })).rejects.toThrow('clock failed');
+    expect((await plansOf('2026-12-08')).at(-1).appliedAt).toBeNull();
+    expect((await pass()).map((d) => d.applied)).toEqual([1]);
+  });
+
   it('when two instances pass at once, then only one plans the day', async () => {
     // A second instance on the same database, as a second process behind a balancer would be.
     const second = await startServer({ config: testConfig({ ...svc.app.dbEnv }), db: svc.app.db, clock, outboxWorker: false });
@@ -123,3 +133,7 @@ describe('Automatic dispatch', () => {
     }
   });
 });
+
+function boom(): never {
+  throw new Error('clock failed');
+}
