@@ -18,6 +18,7 @@ import type { LatLon } from '../../src/domain/geo/types';
 import type { FleetCode } from '../../src/domain/kernel/fleet';
 import type { SeatCounts } from '../../src/domain/kernel/seats';
 import { SRI_LANKA_OFFSET, sriLankaDay } from '../../src/domain/kernel/sri-lanka-time';
+import { seededRandom } from '../../src/shared/random';
 
 export interface Day {
   date: string;
@@ -99,18 +100,6 @@ const AIRPORT_MIN = 45;
 /** Guests leave for a departure three hours before the flight. */
 const CHECK_IN_MIN = 180;
 
-/** mulberry32: small, fast and good enough to draw a day from a seed. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function pick<T>(random: () => number, weighted: ReadonlyArray<readonly [T, number]>): T {
   let r = random() * weighted.reduce((s, [, w]) => s + w, 0);
   for (const [v, w] of weighted) if ((r -= w) < 0) return v;
@@ -166,7 +155,7 @@ const atMinute = (date: string, minute: number) => new Date(new Date(`${date}T00
 
 /** Draws one day: `jobs` jobs and `drivers` drivers, from `seed`. */
 export function makeDay(size: { jobs: number; drivers: number; seed: number }, date = DAY): Day {
-  const random = rng(size.seed);
+  const random = seededRandom(size.seed);
   const cmb = airportByIata('CMB')!;
   const airport = { lat: cmb.lat, lon: cmb.lon }; // the passenger terminal, where drivers meet guests
   const jobs: PlanJob[] = [];

@@ -67,6 +67,43 @@ describe('The day planner', () => {
     expect(p.assignments).toEqual([expect.objectContaining({ jobId: kept.jobId, driverId: 'k', kept: true })]);
   });
 
+  it('keeps, and counts as covered, a fixed assignment whose driver is not planned; its vehicle stays busy for others', () => {
+    // Assigned by hand to a driver the plan does not have (no base, or no shift that day), in a vehicle that is now
+    // another driver's.
+    const kept = job('2026-12-07T10:00', 'Galle', 'Galle', { current: { driverId: 'gone', vehicleId: 'veh_spare' }, fixed: true });
+    const same = job('2026-12-07T10:00', 'Galle', 'Galle');
+    const spare = { ...driver('g', 'Galle'), vehicle: { vehicleId: 'veh_spare', fleetCode: 'standard_car' as const, equipment: {} } };
+    const p = planDay([kept, same], [spare]);
+    expect(p.assignments).toEqual([
+      {
+        jobId: kept.jobId,
+        driverId: 'gone',
+        vehicleId: 'veh_spare',
+        deadheadKmBefore: 0,
+        deadheadMinBefore: 0,
+        deadheadKmAfter: 0,
+        idleMin: 0,
+        kept: true,
+      },
+    ]);
+    expect(p.unassigned).toEqual([{ jobId: same.jobId, reason: 'travel_time' }]);
+    expect(p.totals).toMatchObject({ jobs: 2, covered: 1, deadheadKm: 0 });
+  });
+
+  it("keeps, and counts as covered, a fixed assignment outside every shift of its driver; the driver's other jobs leave time for it", () => {
+    // Before the shift (05:00), and it ends in Kandy at 06:00: the driver cannot be back in Galle for 06:30.
+    const night = job('2026-12-07T04:30', 'Galle', 'Kandy', { current: { driverId: 'g', vehicleId: 'veh_g' }, fixed: true });
+    const early = job('2026-12-07T06:30', 'Galle', 'Galle');
+    const later = job('2026-12-07T14:00', 'Galle', 'Galle');
+    const p = planDay([night, early, later], [driver('g', 'Galle')]);
+    expect(p.assignments).toEqual([
+      { jobId: night.jobId, driverId: 'g', vehicleId: 'veh_g', deadheadKmBefore: 0, deadheadMinBefore: 0, deadheadKmAfter: 0, idleMin: 0, kept: true },
+      expect.objectContaining({ jobId: later.jobId, driverId: 'g', kept: false }),
+    ]);
+    expect(p.unassigned).toEqual([{ jobId: early.jobId, reason: 'travel_time' }]);
+    expect(p.totals).toMatchObject({ jobs: 3, covered: 2 });
+  });
+
   it('for any day of jobs and drivers, every proposal keeps the hard rules, and every job is proposed or unassigned once', () => {
     const jobArb = fc.record({
       hour: fc.integer({ min: 5, max: 21 }),
