@@ -10,6 +10,7 @@ import type { Resolve } from './domain/webhooks/targets';
 import type { EmptyBuckets, AnonymousLimiter } from './http/token-buckets';
 import type { Metrics } from './http/metrics';
 import type { NoticeBody } from './domain/marketplace/notices';
+import type { DataKeys } from './domain/kernel/data-keys';
 
 /** Reads an order from the marketplace's authenticated API (the re-fetch behind every callback). */
 export interface OrderSource {
@@ -24,6 +25,8 @@ export interface Deps {
   logger: Logger;
   /** Partner keys authenticated before (verified again by every request's final statement). */
   keys: KeyCache;
+  /** The data keys that seal travellers' personal data in the audit log (docs/architecture.md, "Personal data"). */
+  dataKeys: DataKeys;
   /** Offers this instance quoted and keys it saw completed, lately (see RecentBookingFacts). */
   recent: RecentBookingFacts;
   /** What production quoting may offer (the fleet's free classes). */

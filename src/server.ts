@@ -29,6 +29,7 @@ import { HttpMarketplaceClient } from './adapters/marketplace/http-marketplace-c
 import { registerSecret } from './shared/redact';
 import { createHttpFlightStatus } from './adapters/flights/http-flight-status';
 import { appendAudit } from './data/repositories/audit-repository';
+import { DataKeys } from './domain/kernel/data-keys';
 import { exchangeAudit } from './domain/audit/exchange-audit';
 import type { OutboundExchange } from './domain/kernel/outbound-exchange';
 import { startFlightPoller } from './domain/flights/poll-flights';
@@ -146,6 +147,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     lifecycle: { leaving: false, draining: false },
     keys: new KeyCache(),
     recent: new RecentBookingFacts(),
+    dataKeys: new DataKeys(),
     marketplaceNotices: marketplaceNoticeBody,
     fleet: new FleetCapacity(clock),
     limits: { anonymous: shared ?? new MemoryTokenBuckets(config.anonymousLimit), emptyPartners: new EmptyBuckets() },
@@ -240,8 +242,8 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
 }
 
 /** The flight-status provider at `url`, every lookup audited (surface `flights`), as every call we make is. */
-export function auditedFlightStatus(deps: Pick<Deps, 'db'>, url: string, key?: string): FlightStatus {
-  const onExchange = async (x: OutboundExchange) => void (await appendAudit(deps.db, exchangeAudit('flights', x)));
+export function auditedFlightStatus(deps: Pick<Deps, 'db' | 'dataKeys'>, url: string, key?: string): FlightStatus {
+  const onExchange = async (x: OutboundExchange) => void (await appendAudit(deps.db, await exchangeAudit(deps.dataKeys, deps.db, 'flights', x)));
   return createHttpFlightStatus({ url, key, onExchange });
 }
 

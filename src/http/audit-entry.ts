@@ -3,6 +3,8 @@ import { AppError } from '../shared/errors';
 import { mayHoldSecrets, redactBody, redactBytes, redactedHead, redactHeaders, redactText } from '../shared/redact';
 import { jsonbText, unparsedBody } from '../data/repositories/audit-repository';
 import { decodeBody } from './decode';
+import { PERSONAL_HINT } from '../domain/kernel/personal-data';
+import { daySubject, pathSubject, sealPersonal, topSubject } from '../domain/kernel/seal-personal';
 import type { Document, RequestContext } from './types';
 
 /**
@@ -46,15 +48,18 @@ function utf8Head(head: Buffer): string | null {
   return null;
 }
 
+/** A body as the audit row keeps it: JSON text, or a JSON value still to be sealed and serialised. */
+type Kept = { text: string | null; value?: undefined } | { value: unknown; text?: string };
+
 /**
  * The request body as the audit log keeps it: for a request refused before its operation, a trace (refusedBody);
  * otherwise the JSON value (redacted) when the body is JSON under the text policy, or the bytes themselves in the
  * `$unparsed` form (see audit-repository.unparsedBody).
  */
-export function auditRequestBody(ctx: RequestContext, refused: boolean): string | null {
+function requestBody(ctx: RequestContext, refused: boolean): Kept {
   const raw = ctx.rawBody;
-  if (refused) return refusedBody(raw, ctx.headers['content-length']);
-  if (raw.length === 0) return null;
+  if (refused) return { text: refusedBody(raw, ctx.headers['content-length']) };
+  if (raw.length === 0) return { text: null };
   const contentType = ctx.headers['content-type'] as string | undefined;
   let decoded = ctx.decodedBody;
   if (!decoded) {
@@ -62,11 +67,11 @@ export function auditRequestBody(ctx: RequestContext, refused: boolean): string 
       decoded = decodeBody(raw, contentType);
     } catch (e) {
       const reason = e instanceof AppError ? (e.details.fields as Array<{ field: string; message: string }> | undefined)?.[0] : undefined;
-      return unparsedBody(redactBytes(raw), reason ? `${reason.field} ${reason.message}` : 'not JSON');
+      return { text: unparsedBody(redactBytes(raw), reason ? `${reason.field} ${reason.message}` : 'not JSON') };
     }
   }
-  if (!decoded) return null;
-  return jsonbText(mayHoldSecrets(decoded.text) ? redactBody(decoded.value) : decoded.value);
+  if (!decoded) return { text: null };
+  return { value: mayHoldSecrets(decoded.text) ? redactBody(decoded.value) : decoded.value };
 }
 
 /** Header values of a refused request are kept up to this many characters each… */
@@ -116,21 +121,51 @@ export function auditRequestHeaders(headers: Record<string, unknown>, refused: b
 export interface Answered {
   text: string;
   body?: unknown;
+  /** Bytes sent as they were stored (an idempotent replay). */
+  rawBody?: string;
   document?: Document;
   contentType?: string;
   auditDigest?: boolean;
 }
 
-export function auditResponseBody(r: Answered): string | null {
+function responseBody(r: Answered): Kept {
   const { text, document, contentType } = r;
   if (document)
-    return jsonbText({ $document: document.contentType, bytes: document.bytes.length, sha256: createHash('sha256').update(document.bytes).digest('hex') });
-  if (!text) return null;
-  if (r.auditDigest) return echoDigest(text, r.body);
+    return {
+      text: jsonbText({ $document: document.contentType, bytes: document.bytes.length, sha256: createHash('sha256').update(document.bytes).digest('hex') }),
+    };
+  if (!text) return { text: null };
+  if (r.auditDigest) return { text: echoDigest(text, r.body) };
   // Text that is not JSON (a CSV statement) is kept whole, as a JSON string.
-  if (contentType) return jsonbText(mayHoldSecrets(text) ? redactText(text) : text);
-  if (!mayHoldSecrets(text)) return text;
-  return jsonbText(redactBody(JSON.parse(text)));
+  if (contentType) return { text: jsonbText(mayHoldSecrets(text) ? redactText(text) : text) };
+  const secrets = mayHoldSecrets(text);
+  if (!PERSONAL_HINT.test(text)) return { text: secrets ? jsonbText(redactBody(JSON.parse(text))) : text };
+  // The answer's value (a replay's stored bytes are parsed), and its text when that is what to keep.
+  const value: unknown = secrets ? redactBody(JSON.parse(text)) : r.body !== undefined && r.rawBody === undefined ? r.body : JSON.parse(text);
+  return secrets ? { value } : { value, text };
+}
+
+/**
+ * The request's and the answer's bodies as the audit row keeps them, personal values sealed with their subject's
+ * data key (see domain/privacy). Whose data they hold: the booking, order, job or quote the bodies name, else the
+ * one the path names, else the day's.
+ */
+export async function auditBodies(ctx: RequestContext, s: Answered & { dataKeys?: ReadonlyMap<string, Buffer>; subject?: string }, refused: boolean) {
+  const req = requestBody(ctx, refused);
+  const res = responseBody(s);
+  if (req.value === undefined && res.value === undefined) return { requestBody: req.text ?? null, responseBody: res.text ?? null, subjects: null };
+  const subject = s.subject ?? topSubject(res.value ?? s.body) ?? topSubject(req.value) ?? pathSubject(ctx.url) ?? daySubject(ctx.arrivedAt);
+  const { values, subjects } = await sealPersonal(
+    ctx.deps.dataKeys,
+    ctx.sql,
+    [
+      { value: req.value, subject },
+      { value: res.value, subject },
+    ],
+    s.dataKeys,
+  );
+  const kept = (k: Kept, v: unknown) => (k.value === undefined ? (k.text ?? null) : v === k.value && k.text !== undefined ? k.text : jsonbText(v));
+  return { requestBody: kept(req, values[0]), responseBody: kept(res, values[1]), subjects: subjects.length ? subjects : null };
 }
 
 /**

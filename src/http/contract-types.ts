@@ -53,4 +53,6 @@ interface Commit {
   write?: Write;
   ifLost?: () => Promise<HandlerResult>;
   afterCommit?: () => void;
+  dataKeys?: ReadonlyMap<string, Buffer>;
+  subject?: string;
 }

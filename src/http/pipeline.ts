@@ -9,7 +9,7 @@ import { isStaleCredentials } from '../data/repositories/partners-repository';
 import { rateLimitedFor } from '../data/repositories/rate-limits-repository';
 import { isContention, isLockTimeout } from '../data/errors';
 import type { Deps } from '../deps';
-import { auditRequestBody, auditRequestHeaders, auditResponseBody } from './audit-entry';
+import { auditBodies, auditRequestHeaders } from './audit-entry';
 import { discard, MAX_URL_BYTES, payloadTooLarge, readBody, requestTimeout, traceIdOf, uriTooLong } from './request-intake';
 import type { Surface } from './surface';
 import { RequestContext, type HandlerResult } from './types';
@@ -160,6 +160,7 @@ async function run(surface: Surface, ctx: RequestContext, work: () => Promise<Ha
 
 /** After the commit: what this instance remembers of it (in memory only; a failure there is a bug, logged). */
 function remember(ctx: RequestContext, r: HandlerResult): void {
+  if (r.dataKeys) for (const [subject, key] of r.dataKeys) ctx.deps.dataKeys.keep(subject, key);
   try {
     r.afterCommit?.();
   } catch (e) {
@@ -192,12 +193,12 @@ async function commit(surface: Surface, ctx: RequestContext, s: Sent, mayLose = 
   try {
     const tx = ctx.transaction;
     if (tx) {
-      await commitWithAudit(tx, write, auditEntry(ctx, s));
+      await commitWithAudit(tx, write, await auditEntry(ctx, s));
       await tx.commit();
       ctx.dropTransaction();
       return { outcome: 'committed', sent: s };
     }
-    if (await commitWithAudit(ctx.deps.db, write, auditEntry(ctx, s))) return { outcome: 'committed', sent: s };
+    if (await commitWithAudit(ctx.deps.db, write, await auditEntry(ctx, s))) return { outcome: 'committed', sent: s };
     return { outcome: mayLose ? 'lost' : 'failed', sent: s };
   } catch (e) {
     await abandon(ctx);
@@ -211,8 +212,9 @@ async function commit(surface: Surface, ctx: RequestContext, s: Sent, mayLose = 
   }
 }
 
-function auditEntry(ctx: RequestContext, s: Sent): AuditEntry {
+async function auditEntry(ctx: RequestContext, s: Sent): Promise<AuditEntry> {
   const refused = !ctx.admitted || s.status === 429;
+  const { requestBody, responseBody, subjects } = await auditBodies(ctx, s, refused);
   return {
     surface: ctx.surface,
     direction: 'inbound',
@@ -223,9 +225,10 @@ function auditEntry(ctx: RequestContext, s: Sent): AuditEntry {
     env: ctx.env ?? null,
     requestId: ctx.requestId,
     requestHeaders: auditRequestHeaders(ctx.headers, refused),
-    requestBody: auditRequestBody(ctx, refused),
+    requestBody,
     responseHeaders: jsonbText(redactHeaders(s.headers))!,
-    responseBody: auditResponseBody(s),
+    responseBody,
+    subjects,
     durationMs: Number((process.hrtime.bigint() - ctx.started) / 1_000_000n),
     client: ctx.clientAddress ?? null,
     operatorId: ctx.operator?.operatorId ?? null,

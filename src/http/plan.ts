@@ -1,7 +1,7 @@
 import type { Plan } from '../domain/kernel/plan';
 import type { HandlerResult } from './types';
 
-type Commit = Pick<HandlerResult, 'write' | 'ifLost' | 'afterCommit'>;
+type Commit = Pick<HandlerResult, 'write' | 'ifLost' | 'afterCommit' | 'dataKeys'>;
 
 /**
  * A use case's plan as the operation's answer: `reply` says the outcome in the surface's words (status, body,
@@ -13,5 +13,6 @@ export function planned<O, R extends Pick<HandlerResult, 'status'>>(plan: Plan<O
   const careful = plan.ifLost;
   if (careful) answer.ifLost = async () => planned(await careful(), reply);
   if (plan.afterCommit) answer.afterCommit = plan.afterCommit;
+  if (plan.dataKeys) answer.dataKeys = plan.dataKeys;
   return answer;
 }

@@ -69,6 +69,13 @@ export interface HandlerResult {
   /** Runs once the request has committed: what this instance remembers of it. */
   afterCommit?: () => void;
   /**
+   * Whose personal data the request and its answer hold, when neither names it (the driver's position: the job it
+   * was recorded for; an erasure request: FORGOTTEN). See domain/kernel/seal-personal.
+   */
+  subject?: string;
+  /** Data keys of the subjects the write creates (see domain/kernel/plan.ts). */
+  dataKeys?: ReadonlyMap<string, Buffer>;
+  /**
    * The answer echoes stored exchanges (the contract's `x-audit-response: digest`): its audit row keeps its size and
    * digest, not the answer, so reading the audit log never feeds on itself.
    */

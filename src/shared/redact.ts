@@ -109,6 +109,13 @@ function redactComponent(raw: string): string {
  * credentials (`apikey`, `access_token`, `token`, …) redacted whatever they hold. Everything else stays byte for
  * byte as received.
  */
+/**
+ * Query parameters that name a traveller (the export's search: GET /ops/v1/privacy/subjects?email=): their values
+ * never reach the audit log or a log line. The fields of bodies are the domain's map (domain/kernel/personal-data).
+ */
+const PERSONAL_QUERY = new Set(['email', 'phone', 'first_name', 'last_name', 'name']);
+export const PERSONAL = '[personal]';
+
 export function redactUrl(raw: string): string {
   const url = redactTrackingLinks(raw);
   const q = url.indexOf('?');
@@ -122,9 +129,10 @@ export function redactUrl(raw: string): string {
       const eq = pair.indexOf('=');
       if (eq < 0) return redactComponent(pair);
       const name = pair.slice(0, eq);
-      return isSecretName(safeDecode(name.replace(/\+/g, ' ')))
-        ? `${name}=${encodeURIComponent(REDACTED)}`
-        : `${redactComponent(name)}=${redactComponent(pair.slice(eq + 1))}`;
+      const decoded = safeDecode(name.replace(/\+/g, ' '));
+      if (isSecretName(decoded)) return `${name}=${encodeURIComponent(REDACTED)}`;
+      if (PERSONAL_QUERY.has(decoded.toLowerCase())) return `${name}=${encodeURIComponent(PERSONAL)}`;
+      return `${redactComponent(name)}=${redactComponent(pair.slice(eq + 1))}`;
     })
     .join('&');
   return `${path}?${query}`;

@@ -84,6 +84,7 @@ export function bookingRow(over: Partial<BookingRow> = {}): BookingRow {
     flight: null,
     pickupEstimatedAt: null,
     driverLocation: null,
+    erasedAt: null,
     ...over,
   };
 }

@@ -124,6 +124,22 @@ export async function getAuditEntry(db: Sql, id: string): Promise<AuditView | un
   return rows[0] && view(rows[0]);
 }
 
+/** How many entries hold personal data of these subjects (see domain/kernel/seal-personal). */
+export async function countSubjectEntries(db: Sql, subjects: string[]): Promise<number> {
+  if (!subjects.length) return 0;
+  const rows = await db.query<{ n: number }>(bySubjectsCount, [subjects]);
+  return Number(rows[0].n);
+}
+const bySubjectsCount = sql('select count(*)::int as n from audit_log where subjects && $1::text[]');
+
+/** The entries that hold personal data of these subjects, oldest first, whole (a subject access request), at most `limit`. */
+export async function subjectEntries(db: Sql, subjects: string[], limit: number): Promise<AuditView[]> {
+  if (!subjects.length) return [];
+  const k = db.knex;
+  const rows = (await k('audit_log').select(k.raw(WHOLE)).whereRaw('subjects && ?::text[]', [subjects]).orderBy('audit_log.id').limit(limit)) as Row[];
+  return rows.map(view);
+}
+
 /** One request a partner sent, as the integration report reads it. */
 export interface TrafficRow {
   id: string;

@@ -25,14 +25,16 @@ export interface AuditEntry {
   operatorId?: string | null;
   /** The W3C trace id of the caller's traceparent. */
   traceId?: string | null;
+  /** Whose personal data its bodies hold, sealed (see domain/privacy). */
+  subjects?: string[] | null;
   /** When the exchange began (an inbound request's arrival); the time of the write when absent. */
   at?: Date;
 }
 
 const COLUMNS =
-  'surface, direction, method, path, status, partner_id, env, request_id, request_headers, request_body, response_headers, response_body, duration_ms, attempt, error, client, operator_id, trace_id, at';
+  'surface, direction, method, path, status, partner_id, env, request_id, request_headers, request_body, response_headers, response_body, duration_ms, attempt, error, client, operator_id, trace_id, at, subjects';
 const VALUES =
-  '$1::text, $2::text, $3::text, $4::text, $5::int, $6::text, $7::text, $8::text, $9::jsonb, $10::jsonb, $11::jsonb, $12::jsonb, $13::int, $14::int, $15::text, $16::text, $17::text, $18::text, coalesce($19::timestamptz, now())';
+  '$1::text, $2::text, $3::text, $4::text, $5::int, $6::text, $7::text, $8::text, $9::jsonb, $10::jsonb, $11::jsonb, $12::jsonb, $13::int, $14::int, $15::text, $16::text, $17::text, $18::text, coalesce($19::timestamptz, now()), $20::text[]';
 
 const params = (e: AuditEntry): unknown[] => [
   e.surface,
@@ -54,6 +56,7 @@ const params = (e: AuditEntry): unknown[] => [
   e.operatorId ?? null,
   e.traceId ?? null,
   e.at ?? null,
+  e.subjects ?? null,
 ];
 
 /** PostgreSQL text cannot hold NUL; anything else a client sends is kept. */

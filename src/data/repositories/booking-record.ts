@@ -50,12 +50,13 @@ export interface BookingRow {
   luggage: number;
   /** Seats for children, priced (included in amountMinor). */
   extras: StoredExtra[];
-  passenger: { first_name: string; last_name: string; email?: string; phone?: string };
+  /** Null once erased (erasedAt), as are the flight, notes, meeting instructions and the places' own text. */
+  passenger: { first_name: string; last_name: string; email?: string; phone?: string } | null;
   flightNumber: string | null;
   notes: string | null;
   /** The terms it was sold under (a priced change takes its change quote's). */
   terms: StoredTerms;
-  meetingInstructions: string;
+  meetingInstructions: string | null;
   emergencyPhone: string;
   createdAt: Date;
   cancelledAt: Date | null;
@@ -72,6 +73,8 @@ export interface BookingRow {
   /** The booked pickup moved as far as the flight's estimated arrival moved; null while not moved. */
   pickupEstimatedAt: Date | null;
   driverLocation: Position | null;
+  /** When the traveller's personal data was erased. */
+  erasedAt: Date | null;
 }
 
 /** An offer with what its quote knows of the journey: everything a booking decision reads. */
@@ -140,6 +143,7 @@ export const BOOKING = {
   flight: 'flight',
   pickupEstimatedAt: 'pickup_estimated_at',
   driverLocation: 'driver_location',
+  erasedAt: 'erased_at',
 } as const satisfies Record<keyof BookingRow, string>;
 export const FIELDS = Object.keys(BOOKING) as Array<keyof BookingRow>;
 
@@ -149,7 +153,7 @@ export const bookingColumns = (alias: string) => FIELDS.map((f) => `${alias}.${B
 /** A booking read as JSON (dates come back as text): the types the rest of the code expects. */
 export type Dated<T, K extends keyof T> = Omit<T, K> & { [P in K]: T[P] extends Date ? string : T[P] extends Date | null ? string | null : T[P] };
 /** A booking as json_build_object returns it: timestamps as text, the amount as a number or text. */
-export type BookingJson = Dated<BookingRow, 'pickupAt' | 'createdAt' | 'cancelledAt' | 'completedAt' | 'noShowAt' | 'pickupEstimatedAt'> & {
+export type BookingJson = Dated<BookingRow, 'pickupAt' | 'createdAt' | 'cancelledAt' | 'completedAt' | 'noShowAt' | 'pickupEstimatedAt' | 'erasedAt'> & {
   amountMinor: number | string;
   cancellationFeeMinor: number | string | null;
 };
@@ -167,6 +171,7 @@ export function fromJson(j: BookingJson | null): BookingRow | undefined {
     completedAt: at(j.completedAt),
     noShowAt: at(j.noShowAt),
     pickupEstimatedAt: at(j.pickupEstimatedAt),
+    erasedAt: at(j.erasedAt),
   };
 }
 
@@ -202,6 +207,7 @@ export const CASTS: Partial<Record<keyof BookingRow, string>> = {
   flight: 'jsonb',
   pickupEstimatedAt: 'timestamptz',
   driverLocation: 'jsonb',
+  erasedAt: 'timestamptz',
 };
 export const JSONB = new Set(FIELDS.filter((f) => CASTS[f] === 'jsonb'));
 

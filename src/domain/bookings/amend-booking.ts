@@ -65,7 +65,7 @@ function amended(row: BookingRow, a: Amendment): BookingRow {
   }
   return {
     ...row,
-    passenger: a.passenger ? { ...row.passenger, ...a.passenger } : row.passenger,
+    passenger: a.passenger && row.passenger ? { ...row.passenger, ...a.passenger } : row.passenger,
     flightNumber: a.flight_number !== undefined ? flightDesignator(a.flight_number) : row.flightNumber,
     luggage: a.luggage ?? row.luggage,
     notes: a.notes !== undefined ? a.notes?.trim() || null : row.notes,

@@ -157,6 +157,7 @@ export function decideBooking(facts: Omit<BookingFacts, 'stored'>, scope: Scope,
     flight: null,
     pickupEstimatedAt: null,
     driverLocation: null,
+    erasedAt: null,
   };
   booking.meetingInstructions = bookingMeeting(booking);
   // Production bookings are jobs on the fleet's schedule; sandbox ones never occupy it.
@@ -167,6 +168,9 @@ export function decideBooking(facts: Omit<BookingFacts, 'stored'>, scope: Scope,
 /** A flight number as we keep it: `ek 648` → `EK648`. */
 export const flightDesignator = (text: string): string => text.replace(/\s+/g, '').toUpperCase();
 
+/** The passenger's full name ('' once erased: an erased booking has ended and is never changed again). */
+const fullName = (p: BookingRow['passenger']): string => (p ? `${p.first_name} ${p.last_name}` : '');
+
 /** Where and how the driver meets the booking's passenger (written again when the booking changes). */
 export const bookingMeeting = (b: BookingRow): string =>
   meetingInstructions({
@@ -174,7 +178,7 @@ export const bookingMeeting = (b: BookingRow): string =>
     pickupName: b.pickup.name,
     dropoffName: b.dropoff.name,
     iata: b.pickup.iata,
-    passengerName: `${b.passenger.first_name} ${b.passenger.last_name}`,
+    passengerName: fullName(b.passenger),
     flightNumber: b.flightNumber,
     pickupDatetime: b.pickupDatetime,
     seats: seatCounts(b.extras),
@@ -195,7 +199,7 @@ export function bookingJob(b: BookingRow, durationMin: number | null): JobRecord
     children: b.children,
     luggage: b.luggage,
     seats: seatCounts(b.extras),
-    passenger: { name: `${b.passenger.first_name} ${b.passenger.last_name}`, phone: b.passenger.phone ?? null },
+    passenger: { name: fullName(b.passenger), phone: b.passenger?.phone ?? null },
     flightNumber: b.flightNumber,
     notes: b.notes,
     meetingInstructions: b.meetingInstructions,

@@ -9,9 +9,9 @@ export type { BookingRow };
 
 type WirePlace = BookingRow['pickup'];
 /** jsonb does not keep key order: rebuild nested objects so a booking reads the same bytes as it was created. */
-const place = (p: WirePlace): WirePlace => ({
-  name: p.name,
-  resolved_name: p.resolved_name ?? p.name,
+const place = (p: WirePlace) => ({
+  name: p.name ?? null,
+  resolved_name: p.resolved_name ?? p.name ?? '',
   ...(p.iata ? { iata: p.iata } : {}),
   lat: p.lat,
   lon: p.lon,
@@ -24,12 +24,13 @@ const driver = (b: BookingRow) => {
 };
 const flight = (f: BookingRow['flight']) =>
   f ? { number: f.number, status: f.status, scheduled_arrival: f.scheduled_arrival, estimated_arrival: f.estimated_arrival } : null;
-const person = (p: BookingRow['passenger']): BookingRow['passenger'] => ({
-  first_name: p.first_name,
-  last_name: p.last_name,
-  ...(p.email !== undefined ? { email: p.email } : {}),
-  ...(p.phone !== undefined ? { phone: p.phone } : {}),
-});
+const person = (p: BookingRow['passenger']): BookingRow['passenger'] =>
+  p && {
+    first_name: p.first_name,
+    last_name: p.last_name,
+    ...(p.email !== undefined ? { email: p.email } : {}),
+    ...(p.phone !== undefined ? { phone: p.phone } : {}),
+  };
 
 /** The booking record as partners see it, `env` included (idempotent replays store these exact bytes). */
 export function bookingView(b: BookingRow) {
@@ -65,6 +66,7 @@ export function bookingView(b: BookingRow) {
     cancellation_fee: b.cancellationFeeMinor === null ? null : toDecimal(b.cancellationFeeMinor, b.currency),
     created_at: b.createdAt.toISOString(),
     cancelled_at: b.cancelledAt ? b.cancelledAt.toISOString() : null,
+    erased_at: b.erasedAt ? b.erasedAt.toISOString() : null,
   };
 }
 

@@ -27,7 +27,9 @@ function resolveCoordinates(input: PlaceInput, lat: number, lon: number): PlaceR
     return { ok: false, reason: 'outside_sri_lanka', message: `lat/lon (${lat}, ${lon}) lie outside Sri Lanka.` };
   }
   const label = labelFor(input, lat, lon);
-  const name = input.name?.trim() || label?.name || `${lat.toFixed(5)}, ${lon.toFixed(5)}`;
+  // Our name for where it is: a place of ours near the coordinates, else the coordinates (the partner's own text is
+  // kept beside it as the booked place's `name`, which is personal data and erasable; this is not).
+  const name = label?.name || `${lat.toFixed(5)}, ${lon.toFixed(5)}`;
   const place: ResolvedPlace = { name, lat, lon, kind: label?.kind ?? 'point', place_id: coordinatePlaceId(lat, lon), source: 'coordinates' };
   if (label?.iata) place.iata = label.iata;
   if (label?.district) place.district = label.district;

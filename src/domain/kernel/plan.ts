@@ -16,4 +16,6 @@ export interface Plan<Outcome> {
   ifLost?: () => Promise<Plan<Outcome>>;
   /** Once committed (never before, never otherwise): what this instance remembers of it. */
   afterCommit?: () => void;
+  /** Data keys of the subjects the write creates (it stores them): the request's audit row seals with them. */
+  dataKeys?: ReadonlyMap<string, Buffer>;
 }

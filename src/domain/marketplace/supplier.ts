@@ -1,3 +1,4 @@
+import { jsonFingerprint } from '../../shared/canonical-json';
 import type { Sql } from '../../data/database';
 import type { Write } from '../../data/write';
 import type { components } from '../../generated/marketplace-inbound';
@@ -140,6 +141,13 @@ export async function requoteVehicle(vehicleId: string, search: SearchInput, ctx
   if (!vehicle || !r.write) return { kind: 'no_vehicle', reason: 'no_vehicle', message: `vehicle ${vehicleId} no longer fits this search` };
   return { kind: 'priced', vehicle, write: r.write };
 }
+
+/**
+ * Whose personal data a search is (its places' text): the search itself, as a subject of its own. An order erased
+ * destroys the key of the search it was priced under (its price mark's); searches never ordered lose theirs with
+ * their price marks (see retention).
+ */
+export const searchSubject = (search: unknown): string => `search:${jsonFingerprint(search).slice(0, 32)}`;
 
 export interface LockedQuote {
   priceMark: string;

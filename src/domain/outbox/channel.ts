@@ -1,3 +1,4 @@
+import type { DataKeys } from '../kernel/data-keys';
 import type { Database, Sql, Tx } from '../../data/database';
 import type { ClaimedRow } from '../../data/repositories/outbox-repository';
 import type { Clock } from '../../shared/clock';
@@ -21,6 +22,7 @@ export interface WorkerDeps {
   db: Database;
   clock: Clock;
   logger: Logger;
+  dataKeys: DataKeys;
 }
 
 /** A message claimed for one attempt, under its lease (locked_until): the attempt must be recorded before it. */
@@ -38,6 +40,8 @@ export interface Recorded {
   updated: boolean;
   result: keyof DeliveryPass;
   now: Date;
+  /** The data keys the attempt's audit row seals travellers' details with. */
+  keys: DataKeys;
 }
 
 /** One kind of recipient: which messages it owns, how it sends them, and when it tries again. */

@@ -52,7 +52,10 @@ export function marketplaceChannel(client: OutboundSender, opts: OutboxWorkerOpt
     retryDelayMs: (attempt) => backoffDelayMs(attempt, opts),
     async recorded(tx, msg, outcome, r) {
       if (r.updated && outcome.ok && outcome.brands) await saveBrands(tx, outcome.brands, r.now);
-      await appendAudit(tx, exchangeAudit('marketplace', outcome.exchange, { attempt: msg.attempts, error: outcome.ok ? null : outcome.error }));
+      await appendAudit(
+        tx,
+        await exchangeAudit(r.keys, tx, 'marketplace', outcome.exchange, { attempt: msg.attempts, error: outcome.ok ? null : outcome.error }),
+      );
     },
   };
 }
@@ -105,7 +108,7 @@ export async function recordOutcome(deps: WorkerDeps, channel: OutboxChannel, ms
   return deps.db.transaction(async (tx) => {
     await channel.lockFirst?.(tx, msg);
     const updated = await outbox.recordOutcome(tx, msg.id, msg.attempts, next.row, now);
-    await channel.recorded(tx, msg, outcome, { updated, result: next.result, now });
+    await channel.recorded(tx, msg, outcome, { updated, result: next.result, now, keys: deps.dataKeys });
     if (!updated) {
       deps.logger.warn({ outboxId: msg.id, attempt: msg.attempts }, 'outbox lease lost before the outcome was recorded');
       return undefined;

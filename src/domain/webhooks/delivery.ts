@@ -145,7 +145,7 @@ export function webhookChannel(deps: WebhookChannelDeps, poster: WebhookPoster, 
       }
       await appendAudit(
         tx,
-        exchangeAudit('webhooks', outcome.exchange, {
+        await exchangeAudit(r.keys, tx, 'webhooks', outcome.exchange, {
           attempt: msg.attempts,
           error,
           partnerId: outcome.context?.partnerId ?? null,

@@ -2,6 +2,8 @@ import type { Sql } from '../../data/database';
 import * as log from '../../data/repositories/partner-log-repository';
 import type { Env } from '../../data/repositories/webhook-endpoints-repository';
 import { notFound } from '../../shared/errors';
+import type { DataKeys } from '../kernel/data-keys';
+import { openSealed } from '../kernel/seal-personal';
 
 /**
  * The partner's own request log (GET /transfers/v1/requests and /requests/{request_id}): what reached us from its
@@ -68,12 +70,14 @@ export async function listRequests(db: Sql, scope: Scope, q: RequestLogQuery, no
 }
 
 /** One of the partner's requests with its exchange; another partner's, another environment's or an older one is not there. */
-export async function getRequest(db: Sql, scope: Scope, requestId: string, now: Date) {
+export async function getRequest(db: Sql, keys: DataKeys, scope: Scope, requestId: string, now: Date) {
   const r = await log.findPartnerRequest(db, logScope(scope, now), requestId);
   if (!r) throw notFound(`No request ${requestId} from this account in ${scope.env} in the last ${REQUEST_LOG_DAYS} days.`, { request_id: requestId });
+  // The traveller's details as sent, unless erased since (see domain/kernel/seal-personal).
+  const [requestBody, responseBody] = await openSealed(keys, db, [r.requestBody ?? null, r.responseBody ?? null]);
   return {
     ...summary(r),
-    request: { headers: r.requestHeaders, body: r.requestBody ?? null },
-    response: { headers: r.responseHeaders, body: r.responseBody ?? null },
+    request: { headers: r.requestHeaders, body: requestBody },
+    response: { headers: r.responseHeaders, body: responseBody },
   };
 }

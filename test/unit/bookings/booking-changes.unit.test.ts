@@ -84,7 +84,7 @@ describe('the version the caller read (If-Match)', () => {
 
 /** Each field partners read, and a change of it. */
 const CHANGES: Array<[string, (b: BookingRow) => Partial<BookingRow>]> = [
-  ['passenger', (b) => ({ passenger: { ...b.passenger, phone: '+94770000009' } })],
+  ['passenger', (b) => ({ passenger: { ...b.passenger!, phone: '+94770000009' } })],
   ['flight_number', () => ({ flightNumber: 'EK648' })],
   ['luggage', (b) => ({ luggage: b.luggage + 1 })],
   ['notes', () => ({ notes: 'Two surfboards.' })],
@@ -112,7 +112,7 @@ describe('what changed between two versions of a booking', () => {
   it('adults count as passengers too; a passenger given again with the same values is no change', () => {
     const before = bookingRow();
     expect(changedFields(before, { ...before, adults: 3 })).toEqual(['passengers']);
-    expect(changedFields(before, { ...before, passenger: { ...before.passenger } })).toEqual([]);
+    expect(changedFields(before, { ...before, passenger: { ...before.passenger! } })).toEqual([]);
   });
 
   it('what partners do not read as the booking (its version, events, meeting text, status, tracking) is not named', () => {

@@ -1,3 +1,4 @@
+import { DataKeys } from '../../../src/domain/kernel/data-keys';
 import { EmptyBuckets, MemoryTokenBuckets } from '../../../src/http/token-buckets';
 import { Metrics } from '../../../src/http/metrics';
 import { createSurface } from '../../../src/http/surface';
@@ -24,6 +25,7 @@ async function surfaceReturning(body: unknown, mode: 'enforce' | 'log' | 'off') 
     lifecycle: { leaving: false, draining: false },
     keys: new KeyCache(),
     recent: new RecentBookingFacts(),
+    dataKeys: new DataKeys(),
     marketplaceNotices: () => ({}),
     fleet: new FleetCapacity(systemClock),
     resolveHost: async () => [],

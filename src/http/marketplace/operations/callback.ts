@@ -9,8 +9,10 @@ import { orderAck } from '../answers';
 import { orderCtx, type MarketplaceHandler } from './types';
 
 /** The re-fetch's own audit row, committed with the callback's (it carries the callback's request id). */
-const auditExchange = async (ctx: RequestContext, x: OutboundExchange) =>
-  appendAudit(await ctx.tx(), exchangeAudit('marketplace', x, { attempt: 1, requestId: ctx.requestId }));
+const auditExchange = async (ctx: RequestContext, x: OutboundExchange) => {
+  const tx = await ctx.tx();
+  await appendAudit(tx, await exchangeAudit(ctx.deps.dataKeys, tx, 'marketplace', x, { attempt: 1, requestId: ctx.requestId }));
+};
 
 const retryLater = (error: string) => ({
   status: 503 as const,

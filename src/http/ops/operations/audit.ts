@@ -1,3 +1,4 @@
+import { openSealed } from '../../../domain/kernel/seal-personal';
 import { getAuditEntry as getOne, listAudit as list } from '../../../data/repositories/audit-reads';
 import { notFound } from '../../../shared/errors';
 import type { OpsHandler } from './types';
@@ -16,11 +17,14 @@ export const listAudit: OpsHandler<'listAudit'> = async (call, ctx) => {
     to: q.to ? new Date(q.to) : undefined,
     beforeId: q.before_id,
   });
-  return { status: 200, body: { data, next_before_id: next } };
+  // Travellers' details as they were sent, unless erased since (see domain/kernel/seal-personal).
+  const opened = await openSealed(ctx.deps.dataKeys, ctx.sql, data);
+  return { status: 200, body: { data: opened, next_before_id: next } };
 };
 
 export const getAuditEntry: OpsHandler<'getAuditEntry'> = async (call, ctx) => {
   const entry = await getOne(ctx.sql, call.params.audit_id);
   if (!entry) throw notFound(`No audit entry ${call.params.audit_id}.`, { audit_id: call.params.audit_id });
-  return { status: 200, body: entry };
+  const [opened] = await openSealed(ctx.deps.dataKeys, ctx.sql, [entry]);
+  return { status: 200, body: opened };
 };

@@ -14,6 +14,7 @@ import { createOperator, getMe, listOperators, revokeOperator } from './operator
 import { createKey, listKeys, revokeKey } from './keys';
 import { deleteVehicleCode, listVehicleCodes, putVehicleCode } from './vehicle-codes';
 import { getAuditEntry, listAudit } from './audit';
+import { createErasure, exportSubject } from './privacy';
 import { listOutbox, retryOutboxMessage } from './outbox';
 import { disableWebhookEndpoint, enableWebhookEndpoint, listWebhookEndpoints } from './webhooks';
 import {
@@ -65,6 +66,8 @@ export const operations = {
   deleteVehicleCode,
   listAudit,
   getAuditEntry,
+  createErasure,
+  exportSubject,
   listOutbox,
   retryOutboxMessage,
   listWebhookEndpoints,

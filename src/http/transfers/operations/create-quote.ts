@@ -5,6 +5,7 @@ export const createQuote: TransfersHandler<'createQuote'> = async (call, ctx) =>
   const {
     quote: body,
     write,
+    dataKeys,
     bookable,
   } = await quote(ctx.partner, ctx.env, call.body, {
     now: ctx.deps.clock.now(),
@@ -13,5 +14,5 @@ export const createQuote: TransfersHandler<'createQuote'> = async (call, ctx) =>
   });
   const scope = { partnerId: ctx.partner.partnerId, env: ctx.env };
   // Once committed, this instance remembers the offers, so booking one of them needs no read.
-  return { status: 200, body, write, afterCommit: () => ctx.deps.recent.rememberOffers(scope, bookable) };
+  return { status: 200, body, write, dataKeys, afterCommit: () => ctx.deps.recent.rememberOffers(scope, bookable) };
 };

@@ -3,6 +3,7 @@ import { createQuote } from './create-quote';
 import { createBooking } from './create-booking';
 import { getBooking } from './get-booking';
 import { cancelBooking } from './cancel-booking';
+import { eraseBooking } from './erase-booking';
 import { expireOffer } from './expire-offer';
 import { pauseSandboxAccount, resumeSandboxAccount } from './sandbox-account';
 import { advanceSandboxBooking } from './advance-booking';
@@ -29,6 +30,7 @@ export const operations = {
   createBooking,
   getBooking,
   cancelBooking,
+  eraseBooking,
   amendBooking,
   getCancellation,
   createChangeQuote,

@@ -17,7 +17,7 @@ export const listRequests: TransfersHandler<'listRequests'> = async (call, ctx) 
 
 export const getRequest: TransfersHandler<'getRequest'> = async (call, ctx) => ({
   status: 200,
-  body: await get(ctx.sql, scope(ctx), call.params.request_id, ctx.deps.clock.now()),
+  body: await get(ctx.sql, ctx.deps.dataKeys, scope(ctx), call.params.request_id, ctx.deps.clock.now()),
 });
 
 export const getBookingTimeline: TransfersHandler<'getBookingTimeline'> = async (call, ctx) => ({

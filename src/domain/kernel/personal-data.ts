@@ -1,0 +1,170 @@
+/**
+ * Where a traveller's personal data lives: one map, read by the audit writer (which seals it), the erasure (which
+ * removes it), the logs (which never carry it) and a contract test (which fails when a contract gains a field under
+ * `passenger`, `customer`, `passengers` or `notes` that this map does not cover).
+ *
+ * A value is personal when the JSON around it says so, on every surface alike:
+ * - every text under a person: `passenger` (partners, the driver app, the consoles), `customer` and `passengers`
+ *   (the marketplace's order: name, phone, e-mail, names and passports);
+ * - a field that is personal wherever it is: e-mail, phone, flight number, notes for the driver, the meeting
+ *   instructions (they name the passenger), the marketplace's comment;
+ * - a place's own text (`name` of a `pickup`, `dropoff`, `from`, `to`): the customer's words, often a home or hotel
+ *   address; the place we located it at (`resolved_name`) and its coordinates are not;
+ * - a flight's `number` (with the date, it names the traveller's journey);
+ * - a position: coordinates with a time or an accuracy (the ride's GPS track: the driver's reports, the locations
+ *   sent on to the marketplace and shown to partners), and every point of a `gps_track`.
+ *
+ * A driver's own name and phone (under `driver`) are the driver's, not a traveller's; the driver's positions during
+ * a ride are the ride's track and are personal.
+ */
+export const PERSONAL_DATA = {
+  /** Every text under these is personal. */
+  people: ['passenger', 'customer', 'passengers'],
+  /** Personal wherever they appear (outside `driver`). */
+  fields: ['email', 'phone', 'flight_number', 'notes', 'meeting_instructions', 'comment', 'name_surname', 'passport'],
+  /** A place's own text. */
+  places: { under: ['pickup', 'dropoff', 'from', 'to'], fields: ['name'] },
+  /** A flight's number. */
+  flights: { under: ['flight'], fields: ['number'] },
+  /** Not a traveller's. */
+  notTraveller: ['driver'],
+  /** Every point of these is a position; so is any object with lat and lon and a time (`at`) or an `accuracy`. */
+  tracks: ['gps_track', 'positions', 'track'],
+} as const;
+
+/**
+ * Where those values are kept, and what becomes of them (docs/operations.md, "Personal data"). The erasure and the
+ * retention pass work through this list; a test checks each table is named here.
+ */
+export const PERSONAL_DATA_TABLES = {
+  bookings: 'passenger, flight number, notes, meeting instructions, places’ text: set to null; erased_at set',
+  jobs: 'passenger, flight number, notes, meeting instructions, places’ text: set to null',
+  quotes: 'the request and its places’ text: the text removed',
+  booking_changes: 'each change’s before and after: personal values removed',
+  idempotency_keys: 'the answers kept for replays: personal values removed',
+  webhook_events: 'the events’ payloads: personal values removed',
+  outbox: 'the calls owed to the marketplace: personal values removed',
+  marketplace_orders: 'the order as the marketplace sent it: personal values removed',
+  job_locations: 'the ride’s positions: deleted',
+  ride_reports: 'the ride’s reports and their positions: positions removed',
+  audit_log: 'bodies: personal values sealed with the subject’s data key, which the erasure destroys',
+  personal_data_keys: 'the data keys: an erased subject keeps a row without its key',
+} as const;
+
+/** Whose data a value is: the booking, order, job or quote around it (the nearest object that names one). */
+export type Subject = string;
+
+const PEOPLE = new Set<string>(PERSONAL_DATA.people);
+const FIELDS = new Set<string>(PERSONAL_DATA.fields);
+const PLACES = new Set<string>(PERSONAL_DATA.places.under);
+const FLIGHTS = new Set<string>(PERSONAL_DATA.flights.under);
+const NOT_TRAVELLER = new Set<string>(PERSONAL_DATA.notTraveller);
+const TRACKS = new Set<string>(PERSONAL_DATA.tracks);
+
+/** The subject an object names: its booking, else its order, else its job, else its quote. */
+export function subjectOf(o: Record<string, unknown>): Subject | undefined {
+  if (typeof o.booking_ref === 'string' && o.booking_ref) return `booking:${o.booking_ref}`;
+  if (typeof o.order_id === 'string' && o.order_id) return `order:${o.order_id}`;
+  if (typeof o.job_id === 'string' && o.job_id) return `job:${o.job_id}`;
+  if (typeof o.quote_id === 'string' && o.quote_id) return `quote:${o.quote_id}`;
+  return undefined;
+}
+
+/** What to put in place of a personal value (the value, its subject); undefined keeps it. */
+export type Replace = (value: string | number, subject: Subject | undefined) => unknown;
+
+const isPosition = (o: Record<string, unknown>) => typeof o.lat === 'number' && typeof o.lon === 'number' && (o.at !== undefined || o.accuracy !== undefined);
+
+type Mode = 'none' | 'person' | 'position';
+
+/**
+ * A copy of `value` with every personal value replaced (objects and arrays without one are returned as they are,
+ * not copied). `subject`: whose data the value is, where no object inside it names another (the top level's own
+ * ids do not override it: a booking's request names its quote, and is the booking's).
+ */
+export function replacePersonal(value: unknown, replace: Replace, subject?: Subject): unknown {
+  return walk(value, replace, subject, 'none', undefined, false, subject !== undefined);
+}
+
+/** Whether the value holds personal data at all (a cheap look before a copy). */
+export function holdsPersonal(value: unknown): boolean {
+  let found = false;
+  replacePersonal(value, () => {
+    found = true;
+    return undefined;
+  });
+  return found;
+}
+
+/** Every personal value in `value`, with its subject. */
+export function personalValues(value: unknown, subject?: Subject): Array<{ value: string | number; subject: Subject | undefined }> {
+  const out: Array<{ value: string | number; subject: Subject | undefined }> = [];
+  replacePersonal(
+    value,
+    (v, s) => {
+      out.push({ value: v, subject: s });
+      return undefined;
+    },
+    subject,
+  );
+  return out;
+}
+
+function walk(
+  value: unknown,
+  replace: Replace,
+  subject: Subject | undefined,
+  mode: Mode,
+  parentKey: string | undefined,
+  driver: boolean,
+  given = false,
+): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i += 1) {
+      const v: unknown = value[i];
+      const w = leafOrWalk(v, replace, subject, mode, parentKey, driver);
+      if (w !== v) (copy ??= value.slice())[i] = w;
+    }
+    return copy ?? value;
+  }
+  const o = value as Record<string, unknown>;
+  const here = given ? subject : (subjectOf(o) ?? subject);
+  const position = mode === 'position' || isPosition(o);
+  let copy: Record<string, unknown> | undefined;
+  for (const k in o) {
+    const v = o[k];
+    let w: unknown;
+    if (position && (k === 'lat' || k === 'lon' || k === 'lng') && typeof v === 'number') w = swap(v, replace, here);
+    else if (mode === 'person') w = leafOrWalk(v, replace, here, 'person', k, driver);
+    else if (typeof v === 'string' || typeof v === 'number') {
+      const personal =
+        (!driver && FIELDS.has(k) && typeof v === 'string') ||
+        (k === 'name' && parentKey !== undefined && PLACES.has(parentKey)) ||
+        (k === 'number' && parentKey !== undefined && FLIGHTS.has(parentKey));
+      w = personal ? swap(v, replace, here) : v;
+    } else if (v !== null && typeof v === 'object') {
+      const next: Mode = !driver && PEOPLE.has(k) ? 'person' : TRACKS.has(k) ? 'position' : 'none';
+      w = walk(v, replace, here, next, k, driver || NOT_TRAVELLER.has(k));
+    } else w = v;
+    if (w !== v) (copy ??= { ...o })[k] = w;
+  }
+  return copy ?? o;
+}
+
+function leafOrWalk(v: unknown, replace: Replace, subject: Subject | undefined, mode: Mode, key: string | undefined, driver: boolean): unknown {
+  if (typeof v === 'string') return mode === 'person' ? swap(v, replace, subject) : v;
+  if (typeof v === 'number') return v;
+  return walk(v, replace, subject, mode, key, driver);
+}
+
+function swap(v: string | number, replace: Replace, subject: Subject | undefined): unknown {
+  const r = replace(v, subject);
+  return r === undefined ? v : r;
+}
+
+/** A cheap first look at JSON text: without any of these names it holds no personal value. */
+export const PERSONAL_HINT = new RegExp(
+  `"(?:${[...PERSONAL_DATA.people, ...PERSONAL_DATA.fields, ...PERSONAL_DATA.places.under, ...PERSONAL_DATA.flights.under, ...PERSONAL_DATA.tracks, 'lat'].join('|')})"`,
+);

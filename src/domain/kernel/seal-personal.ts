@@ -1,0 +1,89 @@
+import type { Sql } from '../../data/database';
+import { personalValues, replacePersonal, subjectOf, type Subject } from './personal-data';
+import type { DataKeys } from './data-keys';
+import { ERASED, seal, sealedSubject, unseal } from './seal';
+
+/** A JSON value about to be stored, and whose data it holds where nothing inside it says (its fallback subject). */
+export interface Stored {
+  value: unknown;
+  subject: Subject;
+}
+
+/**
+ * Copies of `bodies` with every personal value sealed with its subject's key (ERASED where the subject is erased),
+ * and the subjects whose data they hold. Bodies without personal data come back as they are.
+ */
+export async function sealPersonal(
+  keys: DataKeys,
+  db: Sql,
+  bodies: Stored[],
+  made?: ReadonlyMap<string, Buffer>,
+): Promise<{ values: unknown[]; subjects: Subject[] }> {
+  const subjects = new Set<Subject>();
+  for (const b of bodies) for (const p of personalValues(b.value, b.subject)) subjects.add(p.subject ?? b.subject);
+  if (subjects.size === 0) return { values: bodies.map((b) => b.value), subjects: [] };
+  const k = await keys.forSealing(db, subjects, made);
+  const values = bodies.map((b) =>
+    replacePersonal(
+      b.value,
+      (v, s) => {
+        const subject = s ?? b.subject;
+        const key = k.get(subject);
+        return key ? seal(key, subject, v) : ERASED;
+      },
+      b.subject,
+    ),
+  );
+  return { values, subjects: [...subjects] };
+}
+
+/** The subject a whole body is about: the one its top level names. */
+export const topSubject = (value: unknown): Subject | undefined =>
+  value !== null && typeof value === 'object' && !Array.isArray(value) ? subjectOf(value as Record<string, unknown>) : undefined;
+
+/** Whose data a request is about, by its path: a booking, a job or an order it names. */
+export function pathSubject(path: string): Subject | undefined {
+  const m = /\/(bookings|jobs|orders)\/([^/?#]+)/.exec(path);
+  if (!m) return undefined;
+  return `${m[1] === 'bookings' ? 'booking' : m[1] === 'jobs' ? 'job' : 'order'}:${decodeURIComponent(m[2])}`;
+}
+
+/** What stands for personal data nobody's: the day it arrived (its key is destroyed with the day's bodies). */
+export const daySubject = (at: Date): Subject => `day:${at.toISOString().slice(0, 10)}`;
+
+/**
+ * Copies of stored JSON values with every sealed value opened, or ERASED where its key is gone. The shape is the
+ * stored one: a sealed value stands where its value stood.
+ */
+export async function openSealed<T>(keys: DataKeys, db: Sql, values: T[]): Promise<T[]> {
+  const subjects = new Set<string>();
+  for (const v of values) visitStrings(v, (s) => void (sealedSubject(s) !== undefined && subjects.add(sealedSubject(s)!)));
+  if (subjects.size === 0) return values;
+  const k = await keys.forReading(db, subjects);
+  return values.map((v) =>
+    mapStrings<T>(v, (s) => {
+      const subject = sealedSubject(s);
+      if (subject === undefined) return s;
+      const key = k.get(subject);
+      return (key && unseal(key, s)) ?? ERASED;
+    }),
+  );
+}
+
+function visitStrings(v: unknown, visit: (s: string) => void): void {
+  if (typeof v === 'string') visit(v);
+  else if (Array.isArray(v)) for (const x of v) visitStrings(x, visit);
+  else if (v && typeof v === 'object') for (const x of Object.values(v)) visitStrings(x, visit);
+}
+
+function mapStrings<T>(v: T, f: (s: string) => unknown): T {
+  return open(v, f) as T;
+}
+
+function open(v: unknown, f: (s: string) => unknown): unknown {
+  if (typeof v === 'string') return f(v);
+  if (Array.isArray(v)) return v.map((x) => open(x, f));
+  if (v instanceof Date) return v;
+  if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, open(x, f)]));
+  return v;
+}

@@ -1,0 +1,43 @@
+import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+
+/**
+ * A personal value as the audit log keeps it: `pd1:<subject>:<base64url(iv ‖ tag ‖ ciphertext)>`, the value's JSON
+ * sealed with its subject's data key (AES-256-GCM, the subject as associated data, so a value cannot be passed
+ * off as another subject's). Destroying the key leaves the text unreadable by anyone, the service included.
+ */
+const PREFIX = 'pd1:';
+/** What a sealed value reads as once its subject is erased. */
+export const ERASED = '[erased]';
+
+export const newDataKey = (): Buffer => randomBytes(32);
+
+export function seal(key: Buffer, subject: string, value: string | number): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(subject));
+  const sealed = Buffer.concat([cipher.update(JSON.stringify(value), 'utf8'), cipher.final()]);
+  return `${PREFIX}${subject}:${Buffer.concat([iv, cipher.getAuthTag(), sealed]).toString('base64url')}`;
+}
+
+/** The subject of a sealed value, or undefined when the text is not one. */
+export function sealedSubject(text: string): string | undefined {
+  if (!text.startsWith(PREFIX)) return undefined;
+  const end = text.lastIndexOf(':');
+  return end > PREFIX.length ? text.slice(PREFIX.length, end) : undefined;
+}
+
+/** The value sealed in `text` with `key`; undefined when it does not open with that key. */
+export function unseal(key: Buffer, text: string): string | number | undefined {
+  const subject = sealedSubject(text);
+  if (subject === undefined) return undefined;
+  try {
+    const raw = Buffer.from(text.slice(text.lastIndexOf(':') + 1), 'base64url');
+    const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+    decipher.setAAD(Buffer.from(subject));
+    decipher.setAuthTag(raw.subarray(12, 28));
+    const plain = Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+    return JSON.parse(plain) as string | number;
+  } catch {
+    return undefined;
+  }
+}
