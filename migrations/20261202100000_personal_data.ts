@@ -38,6 +38,8 @@ export async function up(knex: Knex): Promise<void> {
     end $$`);
   await knex.raw('create trigger bookings_booked_quote before insert on bookings for each row execute function bookings_booked_quote()');
   await knex.raw('alter table marketplace_orders add column erased_at timestamptz');
+  // A marketplace search's subject (its places' text is the traveller's): an order erased destroys its search's key.
+  await knex.raw('alter table price_marks add column subject text');
   // The retention pass's lease (one instance at a time) and what it did last (the metric and the alert).
   await knex.raw(`
     create table privacy_passes (
@@ -70,11 +72,21 @@ export async function up(knex: Knex): Promise<void> {
       select jsonb_build_object('$expired', jsonb_build_object(
         'bytes', octet_length(body::text), 'sha256', encode(sha256(convert_to(body::text, 'UTF8')), 'hex')))
     $$`);
+  // What the retention pass looks for, each served by an index (test/integration/persistence/query-plans): bookings
+  // by when their ride ended (the expression of erasure-repository's BOOKING_ENDED), positions by age, the data keys
+  // it may destroy, a search's price marks.
+  await knex.raw(`create index bookings_ride_ended_index on bookings ((case status when 'cancelled' then cancelled_at
+    when 'completed' then coalesce(completed_at, pickup_at) when 'no_show' then coalesce(no_show_at, pickup_at) else pickup_at end))
+    where erased_at is null`);
+  await knex.raw('create index job_locations_at_index on job_locations (at)');
+  await knex.raw('create index jobs_last_located_index on jobs (last_located_at) where last_located_at is not null');
+  await knex.raw('create index personal_data_keys_created_index on personal_data_keys (created_at) where key is not null');
+  await knex.raw('create index price_marks_subject_index on price_marks (subject)');
   // A body may only become its own digest (or stay as it is).
   await knex.raw(`
     create or replace function audit_body_expired(old_body jsonb, new_body jsonb) returns boolean language sql immutable as $$
       select old_body is not distinct from new_body
-        or (old_body is not null and new_body = audit_body_digest(old_body))
+        or (old_body is not null and (old_body -> '$expired') is null and new_body = audit_body_digest(old_body))
     $$`);
 }
 
@@ -87,7 +99,16 @@ export async function down(knex: Knex): Promise<void> {
   await knex.raw('drop function audit_body_expired(jsonb, jsonb)');
   await knex.raw('drop function audit_body_digest(jsonb)');
   await knex.raw('drop table privacy_passes');
+  for (const index of [
+    'bookings_ride_ended_index',
+    'job_locations_at_index',
+    'jobs_last_located_index',
+    'personal_data_keys_created_index',
+    'price_marks_subject_index',
+  ])
+    await knex.raw(`drop index if exists ${index}`);
   await knex.raw('alter table marketplace_orders drop column erased_at');
+  await knex.raw('alter table price_marks drop column subject');
   await knex.raw('alter table jobs drop column erased_at');
   await knex.raw('drop trigger bookings_booked_quote on bookings');
   await knex.raw('drop function bookings_booked_quote()');

@@ -34,6 +34,7 @@ import { exchangeAudit } from './domain/audit/exchange-audit';
 import type { OutboundExchange } from './domain/kernel/outbound-exchange';
 import { startFlightPoller } from './domain/flights/poll-flights';
 import { startAutoDispatch } from './domain/dispatch/auto-dispatch';
+import { startPrivacyRetention } from './domain/privacy/retention';
 import type { FlightStatus } from './domain/flights/flight-status';
 import { EmptyBuckets, MemoryTokenBuckets } from './http/token-buckets';
 import { marketplaceNoticeBody } from './adapters/marketplace/notice-bodies';
@@ -55,7 +56,12 @@ export interface StartOptions {
   flightPoller?: boolean;
   /** Run the automatic dispatch pass (default: DISPATCH_AUTO). */
   autoDispatch?: boolean;
+  /** How often the privacy retention pass runs on this instance (default every 10 minutes; the lease keeps it to one at a time). */
+  privacyRetentionEveryMs?: number;
 }
+
+/** The privacy retention pass runs this often on each instance, by default. */
+export const PRIVACY_RETENTION_EVERY_MS = 10 * 60_000;
 
 export interface RunningServer {
   port: number;
@@ -190,11 +196,18 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const { url: flightUrl, key: flightKey, pollMs: flightPollMs } = config.flightStatus;
   const flightStatus = opts.flightStatus ?? (flightUrl ? auditedFlightStatus(deps, flightUrl, flightKey) : undefined);
   const stopFlights = flightStatus && opts.flightPoller !== false ? startFlightPoller(deps, flightStatus, { pollMs: flightPollMs }) : async () => {};
+  const holder = `${os.hostname()}:${process.pid}:${port}`;
+  // On every instance: the lease in privacy_passes keeps it to one at a time (domain/privacy/retention.ts).
+  const stopPrivacy = startPrivacyRetention(deps, {
+    holder,
+    everyMs: opts.privacyRetentionEveryMs ?? PRIVACY_RETENTION_EVERY_MS,
+    observer: metrics.privacyRetention,
+  });
   const auto = config.dispatchAuto;
   const stopDispatch =
     (opts.autoDispatch ?? auto.enabled)
       ? startAutoDispatch(deps, {
-          holder: `${os.hostname()}:${process.pid}:${port}`,
+          holder,
           aheadHours: auto.aheadHours,
           lockHours: config.dispatchLockHours,
           everyMs: auto.pollMs,
@@ -234,6 +247,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
         await stopOutbox();
         await stopFlights();
         await stopDispatch();
+        await stopPrivacy();
         await shared?.close();
         if (ownDb) await db.destroy();
         if (embeddedDir) secureDataDir(embeddedDir);

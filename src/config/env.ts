@@ -55,6 +55,10 @@ const schema = z.object({
   DISPATCH_AHEAD_HOURS: z.coerce.number().min(1).max(168).default(24),
   DISPATCH_POLL_MS: z.coerce.number().int().min(1000).max(3600000).default(30000),
   AUDIT_RETENTION_MONTHS: z.coerce.number().int().min(1).max(1200).optional(),
+  TRAVELLER_DATA_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(90),
+  RIDE_TRACK_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
+  AUDIT_BODY_RETENTION_DAYS: z.coerce.number().int().min(1).max(36500).default(30),
+  FINANCIAL_RETENTION_YEARS: z.coerce.number().int().min(1).max(100).default(10),
   OUTBOX_POLL_MS: z.coerce.number().int().min(10).max(60000).default(1000),
   OUTBOX_RETRY_BASE_MS: z.coerce.number().int().min(1).max(600000).default(2000),
   WEBHOOKS_ALLOW_PRIVATE_TARGETS: z.enum(['true', 'false']).optional(),
@@ -157,6 +161,13 @@ export interface Config {
   dispatchAuto: { enabled: boolean; aheadHours: number; pollMs: number };
   /** Audit months older than this are dropped by the retention pass; unset keeps the audit log forever. */
   auditRetentionMonths?: number;
+  /**
+   * The privacy retention pass (domain/privacy/retention.ts), by kind of data: a traveller's personal data is erased
+   * `travellerDataDays` after the ride ends or the booking (or order) is cancelled; the ride's GPS track is deleted
+   * after `rideTrackDays`; the audit log's request and response bodies become their digest after `auditBodyDays`;
+   * the erased booking's (or order's) financial lines are deleted after `financialYears`.
+   */
+  privacyRetention: { travellerDataDays: number; rideTrackDays: number; auditBodyDays: number; financialYears: number };
   /** The outbox worker: how often it looks for due messages, and the base of its exponential backoff. */
   outbox: { pollMs: number; retryBaseMs: number };
   webhooks: {
@@ -272,6 +283,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       pollMs: e.DISPATCH_POLL_MS,
     }),
     auditRetentionMonths: e.AUDIT_RETENTION_MONTHS,
+    privacyRetention: Object.freeze({
+      travellerDataDays: e.TRAVELLER_DATA_RETENTION_DAYS,
+      rideTrackDays: e.RIDE_TRACK_RETENTION_DAYS,
+      auditBodyDays: e.AUDIT_BODY_RETENTION_DAYS,
+      financialYears: e.FINANCIAL_RETENTION_YEARS,
+    }),
     outbox: Object.freeze({ pollMs: e.OUTBOX_POLL_MS, retryBaseMs: e.OUTBOX_RETRY_BASE_MS }),
     webhooks: Object.freeze({
       allowPrivateTargets: e.WEBHOOKS_ALLOW_PRIVATE_TARGETS === undefined ? e.NODE_ENV !== 'production' : e.WEBHOOKS_ALLOW_PRIVATE_TARGETS === 'true',

@@ -3,7 +3,7 @@ import { AppError } from '../shared/errors';
 import { mayHoldSecrets, redactBody, redactBytes, redactedHead, redactHeaders, redactText } from '../shared/redact';
 import { jsonbText, unparsedBody } from '../data/repositories/audit-repository';
 import { decodeBody } from './decode';
-import { PERSONAL_HINT } from '../domain/kernel/personal-data';
+import { PERSONAL_HINT } from '../shared/personal-data';
 import { daySubject, pathSubject, sealPersonal, topSubject } from '../domain/kernel/seal-personal';
 import type { Document, RequestContext } from './types';
 

@@ -9,6 +9,8 @@ export interface OperationalSample {
     marketplaceConfirmationOldestSeconds: number;
     unassigned: { '12h': number; '24h': number; '48h': number };
     planDeadheadKm: { today?: number; tomorrow?: number };
+    /** When the privacy retention pass last finished with nothing left due (Unix seconds; 0: never). */
+    privacyRetentionFinishedSeconds: number;
   };
   ready: boolean;
   pool: { used: number; free: number; pending: number };
@@ -108,6 +110,28 @@ export class Metrics {
     buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     registers: [this.registry],
   });
+  private readonly privacyRows = new Counter({
+    name: 'privacy_retention_rows_total',
+    help: 'Rows the privacy retention pass changed, by kind: bookings_erased, orders_erased, positions (deleted), last_positions (forgotten), audit_bodies (replaced by their digest), data_keys (destroyed), bookings_deleted, orders_deleted (financial retention).',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+  });
+  private readonly privacyDuration = new Histogram({
+    name: 'privacy_retention_duration_seconds',
+    help: 'How long a privacy retention pass took (on the instance that held its lease)',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300],
+    registers: [this.registry],
+  });
+  private readonly privacyFailures = new Counter({
+    name: 'privacy_retention_failures_total',
+    help: 'Privacy retention passes that failed on this instance (the next pass tries again)',
+    registers: [this.registry],
+  });
+  private readonly privacyLastSuccess = new Gauge({
+    name: 'privacy_retention_last_success_timestamp_seconds',
+    help: 'When a privacy retention pass (on any instance) last finished with nothing left due, in Unix seconds; 0 when none has yet',
+    registers: [this.registry],
+  });
   private readonly ready = new Gauge({
     name: 'service_ready',
     help: '1 when the database answers and its migrations are current, else 0.',
@@ -147,6 +171,13 @@ export class Metrics {
     this.planDuration.observe(seconds);
   }
 
+  /** What the privacy retention pass tells (domain/privacy/retention.ts): rows as they commit, each pass, each failure. */
+  readonly privacyRetention = {
+    rows: (kind: string, n: number): void => this.privacyRows.inc({ kind }, n),
+    passed: (pass: { seconds: number }): void => this.privacyDuration.observe(pass.seconds),
+    failed: (): void => this.privacyFailures.inc(),
+  };
+
   /** The text of one scrape, with the database's figures as `sample` reads them now. */
   async scrape(sample: () => Promise<OperationalSample>): Promise<string> {
     const s = await sample();
@@ -158,6 +189,7 @@ export class Metrics {
       this.confirmationOldest,
       this.unassigned,
       this.planDeadhead,
+      this.privacyLastSuccess,
     ])
       g.reset();
     if (s.figures) {
@@ -170,6 +202,7 @@ export class Metrics {
       this.confirmationOldest.set(s.figures.marketplaceConfirmationOldestSeconds);
       for (const [within, n] of Object.entries(s.figures.unassigned)) this.unassigned.set({ within }, n);
       for (const [day, km] of Object.entries(s.figures.planDeadheadKm)) this.planDeadhead.set({ day }, km);
+      this.privacyLastSuccess.set(s.figures.privacyRetentionFinishedSeconds);
     } else {
       // Unknown, not zero: a read that failed must not look like "none" and then "some again" to an alert.
       this.endpointsDisabled.set(Number.NaN);

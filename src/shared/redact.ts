@@ -111,7 +111,7 @@ function redactComponent(raw: string): string {
  */
 /**
  * Query parameters that name a traveller (the export's search: GET /ops/v1/privacy/subjects?email=): their values
- * never reach the audit log or a log line. The fields of bodies are the domain's map (domain/kernel/personal-data).
+ * never reach the audit log or a log line. The fields of bodies are the domain's map (shared/personal-data).
  */
 const PERSONAL_QUERY = new Set(['email', 'phone', 'first_name', 'last_name', 'name']);
 export const PERSONAL = '[personal]';

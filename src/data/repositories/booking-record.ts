@@ -8,8 +8,10 @@ import type { StoredExtra, StoredTerms } from './quotes-repository';
 export type Env = 'sandbox' | 'production';
 /** A place as the quote located it. */
 export type Place = { name: string; iata?: string; lat: number; lon: number };
-/** A place of a booking: the partner's own text (`name`) beside where we located it. */
-export type BookedPlace = { name: string; resolved_name: string; iata?: string; lat: number; lon: number };
+/** A booked place: the partner's own text (`name`, null once the traveller's details are erased) and where we located it. */
+export type BookedPlace = { name: string | null; resolved_name: string; iata?: string; lat: number; lon: number };
+/** How a booked place reads to a driver or a traveller: the partner's text, else (erased) where we located it. */
+export const placeText = (p: BookedPlace): string => p.name ?? p.resolved_name;
 export type BookingStatus =
   'confirmed' | 'driver_assigned' | 'driver_en_route' | 'driver_arrived' | 'passenger_on_board' | 'completed' | 'no_show' | 'cancelled';
 /** The driver as the partner sees it, once assigned (`colour` since the ride issue: older snapshots lack it). */

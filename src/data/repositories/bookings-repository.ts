@@ -25,6 +25,7 @@ import {
 } from './booking-record';
 
 export type { BookedPlace, BookingFlight, BookingRow, BookingStatus, DriverSnapshot, Env, OfferForBooking, Place, Position } from './booking-record';
+export { placeText } from './booking-record';
 
 export interface BookingFacts {
   /** The stored outcome of this Idempotency-Key, if any. */

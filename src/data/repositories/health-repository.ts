@@ -21,6 +21,8 @@ export interface OperationalFigures {
   unassigned: { '12h': number; '24h': number; '48h': number };
   /** The deadhead km of the newest plan of today and of tomorrow (Sri Lanka), when the day has one. */
   planDeadheadKm: { today?: number; tomorrow?: number };
+  /** When the privacy retention pass last finished with nothing left due (Unix seconds; 0: never). */
+  privacyRetentionFinishedSeconds: number;
 }
 
 // One round trip for every gauge a scrape reports. The outbox's channels: webhooks, and the marketplace (the rest).
@@ -46,7 +48,8 @@ const figures = sql(`
     (select json_object_agg(case when day = sl.today then 'today' else 'tomorrow' end, deadhead)
      from (select ((($1::timestamptz + interval '5 hours 30 minutes') at time zone 'UTC')::date) as today) sl,
           lateral (select distinct on (day) day, (result->'totals'->>'deadheadKm')::float8 as deadhead from dispatch_plans
-                   where day in (sl.today, sl.today + 1) order by day, created_at desc) p) as deadhead`);
+                   where day in (sl.today, sl.today + 1) order by day, created_at desc) p) as deadhead,
+    coalesce((select extract(epoch from finished_at)::float8 from privacy_passes where pass = 'privacy'), 0) as privacy`);
 
 /** What the metrics' gauges show: the outbox by channel (pending, oldest pending, given up), disabled webhook endpoints, the oldest owed marketplace answer. */
 export async function operationalFigures(db: Sql, now: Date): Promise<OperationalFigures> {
@@ -57,6 +60,7 @@ export async function operationalFigures(db: Sql, now: Date): Promise<Operationa
     confirmation: number;
     unassigned: OperationalFigures['unassigned'];
     deadhead: OperationalFigures['planDeadheadKm'] | null;
+    privacy: number;
   }>(figures, [now]);
   const byChannel = new Map((r.outbox ?? []).map((c) => [c.channel, c]));
   return {
@@ -70,6 +74,7 @@ export async function operationalFigures(db: Sql, now: Date): Promise<Operationa
     marketplaceConfirmationOldestSeconds: Math.max(0, Number(r.confirmation) || 0),
     unassigned: r.unassigned,
     planDeadheadKm: r.deadhead ?? {},
+    privacyRetentionFinishedSeconds: Number(r.privacy) || 0,
   };
 }
 

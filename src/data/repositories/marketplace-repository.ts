@@ -15,6 +15,8 @@ export interface PriceMarkRecord {
   pickupAt: Date;
   createdAt: Date;
   expiresAt: Date;
+  /** Whose data the search is (see domain/kernel/seal-personal); null for marks stored before subjects. */
+  subject: string | null;
 }
 
 /** The price marks of one search, as a one-statement write (with the request's audit row). */
@@ -22,8 +24,8 @@ export function priceMarksWrite(marks: readonly PriceMarkRecord[]): Write {
   const first = marks[0];
   return {
     ctes: [
-      `marks_in as (insert into price_marks (price_mark, vehicle, search, amount_minor, currency, distance_km, duration_min, pickup_at, created_at, expires_at)
-        select m.price_mark, m.vehicle, $3::jsonb, m.amount_minor, 'EUR', $4::numeric, $5::int, $6::timestamptz, $7::timestamptz, $8::timestamptz
+      `marks_in as (insert into price_marks (price_mark, vehicle, search, amount_minor, currency, distance_km, duration_min, pickup_at, created_at, expires_at, subject)
+        select m.price_mark, m.vehicle, $3::jsonb, m.amount_minor, 'EUR', $4::numeric, $5::int, $6::timestamptz, $7::timestamptz, $8::timestamptz, $10::text
         from unnest($1::text[], $2::text[], $9::bigint[]) as m(price_mark, vehicle, amount_minor)
         returning 1)`,
     ],
@@ -37,13 +39,14 @@ export function priceMarksWrite(marks: readonly PriceMarkRecord[]): Write {
       first?.createdAt ?? null,
       first?.expiresAt ?? null,
       marks.map((m) => m.amountMinor),
+      first?.subject ?? null,
     ],
   };
 }
 
 const liveMark = sql(`
   select price_mark as "priceMark", vehicle, search, amount_minor as "amountMinor", currency, distance_km as "distanceKm",
-         duration_min as "durationMin", pickup_at as "pickupAt", created_at as "createdAt", expires_at as "expiresAt"
+         duration_min as "durationMin", pickup_at as "pickupAt", created_at as "createdAt", expires_at as "expiresAt", subject
   from price_marks where price_mark = $1 and vehicle = $2 and expires_at > $3`);
 
 /** The locked quote behind a mark, or undefined once it has expired (or never existed, or names another vehicle). */

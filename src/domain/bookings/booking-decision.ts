@@ -1,4 +1,4 @@
-import type { BookedPlace, BookingFacts, BookingRow, Place } from '../../data/repositories/bookings-repository';
+import { placeText, type BookedPlace, type BookingFacts, type BookingRow, type Place } from '../../data/repositories/bookings-repository';
 import type { JobRecord } from '../../data/repositories/jobs-repository';
 import { AppError, invalidRequest, notFound } from '../../shared/errors';
 import { bookingRef as newBookingRef, trackingToken } from '../../shared/ids';
@@ -175,8 +175,8 @@ const fullName = (p: BookingRow['passenger']): string => (p ? `${p.first_name} $
 export const bookingMeeting = (b: BookingRow): string =>
   meetingInstructions({
     journeyType: b.journeyType,
-    pickupName: b.pickup.name,
-    dropoffName: b.dropoff.name,
+    pickupName: placeText(b.pickup),
+    dropoffName: placeText(b.dropoff),
     iata: b.pickup.iata,
     passengerName: fullName(b.passenger),
     flightNumber: b.flightNumber,
@@ -193,8 +193,8 @@ export function bookingJob(b: BookingRow, durationMin: number | null): JobRecord
     pickupAt: b.pickupAt,
     endsAt: jobEndsAt(b.pickupAt, durationMin, b.journeyType),
     durationMin,
-    pickup: b.pickup,
-    dropoff: b.dropoff,
+    pickup: { ...b.pickup, name: placeText(b.pickup) },
+    dropoff: { ...b.dropoff, name: placeText(b.dropoff) },
     adults: b.adults,
     children: b.children,
     luggage: b.luggage,

@@ -1,5 +1,5 @@
 import type { Sql } from '../../data/database';
-import type { BookingRow } from '../../data/repositories/bookings-repository';
+import { placeText, type BookingRow } from '../../data/repositories/bookings-repository';
 import { findJobBySource } from '../../data/repositories/jobs-repository';
 import { findQuoteRequest, quoteWrite } from '../../data/repositories/quotes-repository';
 import type { Write } from '../../data/write';
@@ -50,7 +50,7 @@ export async function quoteChange(
 /** The journey as booked, with the changes asked for: places as the booking's quote was asked for them. */
 async function changedJourney(db: Sql, row: BookingRow, change: ChangeRequest): Promise<QuoteInput> {
   const booked = await findQuoteRequest(db, row.quoteId);
-  const located = (p: BookingRow['pickup']): PlaceInput => ({ name: p.name, lat: p.lat, lon: p.lon });
+  const located = (p: BookingRow['pickup']): PlaceInput => ({ name: placeText(p), lat: p.lat, lon: p.lon });
   return {
     pickup: change.pickup ?? booked?.pickup ?? located(row.pickup),
     dropoff: change.dropoff ?? booked?.dropoff ?? located(row.dropoff),

@@ -1,5 +1,5 @@
 import type { Sql } from '../../data/database';
-import { personalValues, replacePersonal, subjectOf, type Subject } from './personal-data';
+import { personalValues, replacePersonal, subjectOf, type Subject } from '../../shared/personal-data';
 import type { DataKeys } from './data-keys';
 import { ERASED, seal, sealedSubject, unseal } from './seal';
 

@@ -1,4 +1,3 @@
-import { jsonFingerprint } from '../../shared/canonical-json';
 import type { Sql } from '../../data/database';
 import type { Write } from '../../data/write';
 import type { components } from '../../generated/marketplace-inbound';
@@ -8,6 +7,8 @@ import type { FxRates } from '../pricing/price-journey';
 import { decideJourney, OFFER_TTL_MS, type Decision, type DeclineReason, type JourneyRequest } from '../quotes/decide';
 import { withinCapacity, type FreeClasses } from '../quotes/create-quote';
 import { hex32 } from '../../shared/ids';
+import { combine } from '../../data/write';
+import { newSubjectKeys } from '../kernel/data-keys';
 import { AppError, invalidRequest } from '../../shared/errors';
 import { parseLocal } from '../kernel/sri-lanka-time';
 import { EARLIEST_DAY, LATEST_DAY } from '../../shared/storable-time';
@@ -60,11 +61,14 @@ export interface LockedPrice {
 }
 
 /** What a search found: the fitting vehicles, cheapest first, each locked (`write` stores the marks); or why none. */
-export type SearchOutcome = { kind: 'priced'; vehicles: LockedPrice[]; write?: Write } | { kind: 'declined'; reason: JourneyDecline; message: string };
+export type SearchOutcome =
+  | { kind: 'priced'; vehicles: LockedPrice[]; write?: Write; subject?: string; dataKeys?: ReadonlyMap<string, Buffer> }
+  | { kind: 'declined'; reason: JourneyDecline; message: string };
 
 /** A re-quote: the vehicle locked afresh, or why it no longer serves the search. */
 export type RequoteOutcome =
-  { kind: 'priced'; vehicle: LockedPrice; write: Write } | { kind: 'no_vehicle'; reason: JourneyDecline | 'unknown_vehicle'; message: string };
+  | { kind: 'priced'; vehicle: LockedPrice; write: Write; subject?: string; dataKeys?: ReadonlyMap<string, Buffer> }
+  | { kind: 'no_vehicle'; reason: JourneyDecline | 'unknown_vehicle'; message: string };
 
 /** Everyone in a seat counts against the vehicle: children and infants too (child seats take a seat). */
 export const seatsNeeded = (s: Pick<SearchInput, 'adults' | 'children' | 'infants'>) => s.adults + (s.children ?? 0) + (s.infants ?? 0);
@@ -112,6 +116,9 @@ async function lock(search: SearchInput, ctx: SupplierCtx, only?: string): Promi
   );
   if (!decision.ok) return { kind: 'declined', reason: decision.reason, message: decision.message };
   const expiresAt = new Date(ctx.now.getTime() + OFFER_TTL_MS);
+  // The search is a subject of its own (its places' text is the traveller's), its key made with its marks: an order
+  // erased destroys the key of the search it was priced under; a search never ordered loses its key with its marks.
+  const subject = `search:${hex32()}`;
   const marks: PriceMarkRecord[] = decision.offers
     .filter((o) => !only || o.vehicle.code === only)
     .map((o) => ({
@@ -125,8 +132,11 @@ async function lock(search: SearchInput, ctx: SupplierCtx, only?: string): Promi
       pickupAt,
       createdAt: ctx.now,
       expiresAt,
+      subject,
     }));
-  return { kind: 'priced', vehicles: marks.map(lockedPrice), write: marks.length ? priceMarksWrite(marks) : undefined };
+  if (!marks.length) return { kind: 'priced', vehicles: [] };
+  const keys = newSubjectKeys([subject]);
+  return { kind: 'priced', vehicles: marks.map(lockedPrice), write: combine(priceMarksWrite(marks), keys.write), subject, dataKeys: keys.dataKeys };
 }
 
 export function searchVehicles(search: SearchInput, ctx: SupplierCtx): Promise<SearchOutcome> {
@@ -139,15 +149,8 @@ export async function requoteVehicle(vehicleId: string, search: SearchInput, ctx
   if (r.kind === 'declined') return { kind: 'no_vehicle', reason: r.reason, message: r.message };
   const [vehicle] = r.vehicles;
   if (!vehicle || !r.write) return { kind: 'no_vehicle', reason: 'no_vehicle', message: `vehicle ${vehicleId} no longer fits this search` };
-  return { kind: 'priced', vehicle, write: r.write };
+  return { kind: 'priced', vehicle, write: r.write, subject: r.subject, dataKeys: r.dataKeys };
 }
-
-/**
- * Whose personal data a search is (its places' text): the search itself, as a subject of its own. An order erased
- * destroys the key of the search it was priced under (its price mark's); searches never ordered lose theirs with
- * their price marks (see retention).
- */
-export const searchSubject = (search: unknown): string => `search:${jsonFingerprint(search).slice(0, 32)}`;
 
 export interface LockedQuote {
   priceMark: string;
@@ -165,8 +168,13 @@ export async function findLockedQuote(db: Sql, vehicleId: string, priceMark: str
 }
 
 /** The locked quote behind a live price mark: the vehicle as it was priced, and the search it was priced for. */
-export async function getLockedQuote(db: Sql, vehicleId: string, priceMark: string, now: Date): Promise<{ price: LockedPrice; search: SearchInput }> {
+export async function getLockedQuote(
+  db: Sql,
+  vehicleId: string,
+  priceMark: string,
+  now: Date,
+): Promise<{ price: LockedPrice; search: SearchInput; subject: string | null }> {
   const row = await findLiveMark(db, vehicleId, priceMark, now);
   if (!row) throw new AppError('not_found', 'price mark not found or expired', { price_mark: priceMark });
-  return { price: lockedPrice(row), search: row.search as SearchInput };
+  return { price: lockedPrice(row), search: row.search as SearchInput, subject: row.subject };
 }

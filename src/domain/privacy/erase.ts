@@ -6,19 +6,18 @@ import {
   lockErasableBooking,
   lockErasableOrder,
   markOrderErased,
-  priceMarkSearch,
+  priceMarkSubject,
   rewriteJson,
   type ErasableBooking,
 } from '../../data/repositories/erasure-repository';
 import { destroyKeys } from '../../data/repositories/personal-data-keys-repository';
-import { replacePersonal } from '../kernel/personal-data';
-import { searchSubject } from '../marketplace/supplier';
+import { erasePersonal } from '../../shared/personal-data';
 
 /** What one erasure removed, table by table (the receipt's counts). */
 export type Removed = Record<string, number>;
 
-/** Personal values become null (the map: domain/kernel/personal-data). */
-const scrub = (value: unknown) => replacePersonal(value, () => null);
+/** Stored documents read as an erased booking does (the map: shared/personal-data). */
+const scrub = erasePersonal;
 
 /** The states in which a ride has no further use for the traveller's details. */
 const ENDED = new Set(['cancelled', 'completed', 'no_show']);
@@ -31,17 +30,20 @@ export type BookingErasure =
 
 /**
  * Erases the personal data of one booking, in the caller's transaction (the booking's row locked first):
- * 1. check: the ride is over (cancelled, completed or a no-show): until then the driver needs the details;
+ * 1. check: the ride is over (cancelled, completed or a no-show): until then the driver needs the details (the
+ *    retention pass also takes a booking never closed, long after its pickup);
  * 2. remove: the booking's and its job's personal fields, the ride's positions, and the personal values of its
  *    quote, stored replays, webhook events and owed calls;
  * 3. destroy the data keys of the booking, its quote and its job: what the audit log sealed with them can never be
  *    read again. The audit rows themselves stay, one per request, with their digests.
  * An erased booking erased again changes nothing and answers the same.
  */
-export async function eraseBooking(tx: Sql, bookingRef: string, at: Date, within?: { partnerId: string; env: string }): Promise<BookingErasure> {
+export async function eraseBooking(tx: Sql, bookingRef: string, at: Date, o: { overdueBefore?: Date } = {}): Promise<BookingErasure> {
   const b = await lockErasableBooking(tx, bookingRef);
-  if (!b || (within && (b.partnerId !== within.partnerId || b.env !== within.env))) return { kind: 'not_found' };
-  if (!ENDED.has(b.status)) return { kind: 'ride_pending', bookingRef: b.bookingRef, status: b.status };
+  if (!b) return { kind: 'not_found' };
+  // Retention also takes a booking nobody closed whose pickup is long past (`overdueBefore`): its ride is not to come.
+  const overdue = o.overdueBefore !== undefined && new Date(b.pickupAt) < o.overdueBefore;
+  if (!ENDED.has(b.status) && !overdue) return { kind: 'ride_pending', bookingRef: b.bookingRef, status: b.status };
   const subjects = bookingSubjects(b);
   const erased = { kind: 'erased' as const, bookingRef: b.bookingRef, partnerId: b.partnerId, env: b.env, subjects };
   if (b.erasedAt) return { ...erased, removed: {} };
@@ -79,8 +81,8 @@ export async function eraseOrder(tx: Sql, orderId: string, at: Date): Promise<Or
   if (!o) return { kind: 'not_found' };
   if (!ORDER_ENDED.has(o.state)) return { kind: 'ride_pending', orderId: o.orderId, state: o.state };
   // The search it was priced under is the traveller's too (its places' text), while its price mark is kept.
-  const search = o.priceMark ? await priceMarkSearch(tx, o.priceMark) : undefined;
-  const subjects = [...orderSubjects(o), ...(search ? [searchSubject(search)] : [])];
+  const search = o.priceMark ? await priceMarkSubject(tx, o.priceMark) : null;
+  const subjects = [...orderSubjects(o), ...(search ? [search] : [])];
   if (o.erasedAt) return { kind: 'erased', orderId: o.orderId, subjects, removed: {} };
 
   await markOrderErased(tx, o.orderId, at);

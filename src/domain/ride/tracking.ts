@@ -1,5 +1,5 @@
 import type { Sql } from '../../data/database';
-import { findBookingByTrackingToken, type BookingRow } from '../../data/repositories/bookings-repository';
+import { findBookingByTrackingToken, placeText, type BookingRow } from '../../data/repositories/bookings-repository';
 import { haversineKm } from '../geo/geo-math';
 import { RIDE_UNDER_WAY } from '../kernel/booking-states';
 
@@ -36,13 +36,16 @@ export type TrackingOutcome = { kind: 'unknown' } | { kind: 'gone'; bookingRef: 
  * What a passenger's tracking link shows now. Unknown token: nothing (a plain 404, telling nothing of bookings).
  * More than 2 hours before the pickup (the estimated one, when a flight moved it): the pickup and when tracking
  * starts. From then until an hour after the ride ends: the live view, with the driver's first name, the vehicle and
- * plate, the last position while the ride is under way, and an ETA to the pickup. After that: gone (410).
+ * plate, the last position while the ride is under way, and an ETA to the pickup. After that, or once the
+ * traveller's details are erased: gone (410).
  */
 export async function trackRide(db: Sql, token: string, now: Date): Promise<TrackingOutcome> {
   const b = await findBookingByTrackingToken(db, token);
   if (!b) return { kind: 'unknown' };
   const ended = b.completedAt ?? b.noShowAt ?? b.cancelledAt;
-  if (ended && now.getTime() > ended.getTime() + TRACKING_AFTER_END_MS) return { kind: 'gone', bookingRef: b.bookingRef, emergencyPhone: b.emergencyPhone };
+  // Gone an hour after the ride ends, and at once when the traveller's details are erased.
+  if (b.erasedAt || (ended && now.getTime() > ended.getTime() + TRACKING_AFTER_END_MS))
+    return { kind: 'gone', bookingRef: b.bookingRef, emergencyPhone: b.emergencyPhone };
 
   const pickup = b.pickupEstimatedAt ?? b.pickupAt;
   const trackingStartsAt = new Date(pickup.getTime() - TRACKING_FROM_MS);
@@ -59,8 +62,8 @@ export async function trackRide(db: Sql, token: string, now: Date): Promise<Trac
       bookingRef: b.bookingRef,
       status: b.status,
       phase: live ? 'live' : 'upcoming',
-      pickupName: b.pickup.name,
-      dropoffName: b.dropoff.name,
+      pickupName: placeText(b.pickup),
+      dropoffName: placeText(b.dropoff),
       pickup: { lat: b.pickup.lat, lon: b.pickup.lon },
       dropoff: { lat: b.dropoff.lat, lon: b.dropoff.lon },
       pickupAt: b.pickupAt,

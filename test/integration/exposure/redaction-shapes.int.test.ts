@@ -1,3 +1,4 @@
+import { openSealed } from '../../../src/domain/kernel/seal-personal';
 import { backend, startTestApp, type TestApp } from '../../support/test-app';
 import { capturedLogger } from '../../support/logs';
 import { client, type Call } from '../../support/http';
@@ -67,7 +68,10 @@ describe(`Tracking links and escaped secrets are redacted (${backend})`, () => {
     const row = await rowOf(r.headers.get('x-request-id'));
     const stored = JSON.stringify(row);
     expect(stored).not.toContain(secret.slice(1, 17));
-    expect(row.requestBody.dropoff.name).toBe('svc_sk_test_abcdef123456_[REDACTED]');
+    // The place's own text is the traveller's, sealed in the row; opened, it is the key with its secret redacted.
+    expect(row.requestBody.dropoff.name).toMatch(/^pd1:/);
+    const [opened] = await openSealed(app.deps.dataKeys, app.deps.db, [row.requestBody]);
+    expect(opened.dropoff.name).toBe('svc_sk_test_abcdef123456_[REDACTED]');
     expect(row.requestBody.token).toBe('[REDACTED]');
     expect(lines.join('')).not.toContain(secret.slice(1, 17));
   });

@@ -1,3 +1,4 @@
+import { capturedLogger } from '../../support/logs';
 import fs from 'node:fs';
 import { Webhook } from 'standardwebhooks';
 import { ManualClock } from '../../../src/shared/clock';
@@ -149,6 +150,8 @@ describe(`A traveller's planted personal data, before and after erasure (${backe
   let sim: Call;
   let partner: Awaited<ReturnType<ReturnType<typeof operator>['partnerWithKeys']>>;
   const hooks = receivingPoster();
+  // Every line the service logs, at debug: none may carry a planted value.
+  const logs = capturedLogger('debug');
   let webhookSecret: string;
 
   /** What the test planted, for the erasure to find. */
@@ -157,7 +160,13 @@ describe(`A traveller's planted personal data, before and after erasure (${backe
   beforeAll(async () => {
     mp = await startMarketplaceSim({ userId: USER_ID, privateKey: KEY });
     // No background worker: every delivery is made here, so nothing writes behind the test's back (the audit count).
-    app = await startTestApp({ clock, env: { ...MARKETPLACE_ENV, MARKETPLACE_URL: mp.url }, outboxWorker: false, resolveHost: dns.resolve });
+    app = await startTestApp({
+      clock,
+      env: { ...MARKETPLACE_ENV, MARKETPLACE_URL: mp.url },
+      outboxWorker: false,
+      resolveHost: dns.resolve,
+      logger: logs.logger,
+    });
     mp.sim.setSupplier({ inUrl: IN_URL, baseUrl: `${app.url}/marketplace`, callbackToken: TOKEN });
     call = client(app.url);
     sim = client(mp.url);
@@ -440,5 +449,10 @@ describe(`A traveller's planted personal data, before and after erasure (${backe
     expect(read.body.passenger).toBeNull();
     const stillThere = EVERY_FORM.filter((v) => read.text.toLowerCase().includes(v.toLowerCase()));
     expect(stillThere).toEqual([]);
+
+    // The service's log output, from the first request to the last, never held a planted value.
+    expect(logs.lines.length).toBeGreaterThan(50);
+    const logged = logs.lines.join('').toLowerCase();
+    expect(EVERY_FORM.filter((v) => logged.includes(v.toLowerCase()))).toEqual([]);
   }, 120_000);
 });

@@ -176,9 +176,10 @@ describe('resolvePlace ambiguous and unknown text', () => {
 });
 
 describe('resolvePlace by coordinates', () => {
-  it('when lat/lon lie in Sri Lanka, then they win over iata and name, and the name is kept for display', () => {
+  it('when lat/lon lie in Sri Lanka, then they win over iata and name, and the place is named by us, not by the partner’s text', () => {
+    // The partner's own text (often a home address) is the booked place's `name`, personal and erasable; ours is not.
     const p = resolved({ lat: 7.2906, lon: 80.6336, name: 'My guesthouse', iata: 'CMB' });
-    expect(p).toMatchObject({ lat: 7.2906, lon: 80.6336, name: 'My guesthouse', source: 'coordinates', place_id: 'geo:7.29060,80.63360', kind: 'point' });
+    expect(p).toMatchObject({ lat: 7.2906, lon: 80.6336, name: '7.29060, 80.63360', source: 'coordinates', place_id: 'geo:7.29060,80.63360', kind: 'point' });
     expect(p.iata).toBeUndefined();
   });
 
@@ -189,7 +190,11 @@ describe('resolvePlace by coordinates', () => {
       name: 'Bandaranaike International Airport',
       source: 'coordinates',
     });
-    expect(resolved({ lat: 7.1745, lon: 79.8866, name: 'BIA arrivals' })).toMatchObject({ kind: 'airport', iata: 'CMB', name: 'BIA arrivals' });
+    expect(resolved({ lat: 7.1745, lon: 79.8866, name: 'BIA arrivals' })).toMatchObject({
+      kind: 'airport',
+      iata: 'CMB',
+      name: 'Bandaranaike International Airport',
+    });
   });
 
   it('when lat/lon come alone, then the place is a named point', () => {

@@ -8,6 +8,8 @@
 import type { Sql } from '../../../data/database';
 import { partnerTraffic, partnerWebhookAttempts } from '../../../data/repositories/audit-reads';
 import { sandboxOnly } from '../../../domain/quotes/sandbox';
+import type { DataKeys } from '../../../domain/kernel/data-keys';
+import { openSealed } from '../../../domain/kernel/seal-personal';
 import { listPartnerEndpoints } from '../../../domain/webhooks/endpoints';
 import { runCheck, type Check } from './check';
 import type { IntegrationReport, RequirementStatus, TrafficRequest, Webhooks } from './report-types';
@@ -44,13 +46,15 @@ export const MAX_REQUESTS = 5_000;
 /** The report for a partner's sandbox traffic since `since` (default: 7 days ago). Sandbox only. */
 export async function integrationReport(
   db: Sql,
+  keys: DataKeys,
   scope: { partnerId: string; env: 'sandbox' | 'production' },
   since: Date | undefined,
   now: Date,
 ): Promise<IntegrationReport> {
   sandboxOnly(scope.env);
   const from = since ?? new Date(now.getTime() - DEFAULT_WINDOW_MS);
-  const rows = await partnerTraffic(db, scope.partnerId, scope.env, from, MAX_REQUESTS);
+  // Graded as sent: travellers' details opened (a retry's body is compared with the first's), or [erased].
+  const rows = await openSealed(keys, db, await partnerTraffic(db, scope.partnerId, scope.env, from, MAX_REQUESTS));
   const attempts = await partnerWebhookAttempts(db, scope.partnerId, scope.env, from, MAX_REQUESTS);
   const endpoints = (await listPartnerEndpoints(db, scope)).data.length;
   return gradeIntegration(rows, { from, to: now }, { endpoints, attempts });

@@ -6,6 +6,7 @@ export const getIntegrationReport: TransfersHandler<'getIntegrationReport'> = as
   status: 200,
   body: await integrationReport(
     ctx.sql,
+    ctx.deps.dataKeys,
     { partnerId: ctx.partner.partnerId, env: ctx.env },
     call.query.since ? new Date(call.query.since) : undefined,
     ctx.deps.clock.now(),

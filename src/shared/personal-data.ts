@@ -6,8 +6,8 @@
  * A value is personal when the JSON around it says so, on every surface alike:
  * - every text under a person: `passenger` (partners, the driver app, the consoles), `customer` and `passengers`
  *   (the marketplace's order: name, phone, e-mail, names and passports);
- * - a field that is personal wherever it is: e-mail, phone, flight number, notes for the driver, the meeting
- *   instructions (they name the passenger), the marketplace's comment;
+ * - a field that is personal wherever it is: e-mail, phone, flight number, notes for the driver, a no-show's note,
+ *   the meeting instructions (they name the passenger), the marketplace's comment;
  * - a place's own text (`name` of a `pickup`, `dropoff`, `from`, `to`): the customer's words, often a home or hotel
  *   address; the place we located it at (`resolved_name`) and its coordinates are not;
  * - a flight's `number` (with the date, it names the traveller's journey);
@@ -21,7 +21,7 @@ export const PERSONAL_DATA = {
   /** Every text under these is personal. */
   people: ['passenger', 'customer', 'passengers'],
   /** Personal wherever they appear (outside `driver`). */
-  fields: ['email', 'phone', 'flight_number', 'notes', 'meeting_instructions', 'comment', 'name_surname', 'passport'],
+  fields: ['email', 'phone', 'flight_number', 'notes', 'note', 'meeting_instructions', 'comment', 'name_surname', 'passport'],
   /** A place's own text. */
   places: { under: ['pickup', 'dropoff', 'from', 'to'], fields: ['name'] },
   /** A flight's number. */
@@ -37,16 +37,16 @@ export const PERSONAL_DATA = {
  * retention pass work through this list; a test checks each table is named here.
  */
 export const PERSONAL_DATA_TABLES = {
-  bookings: 'passenger, flight number, notes, meeting instructions, places’ text: set to null; erased_at set',
-  jobs: 'passenger, flight number, notes, meeting instructions, places’ text: set to null',
-  quotes: 'the request and its places’ text: the text removed',
-  booking_changes: 'each change’s before and after: personal values removed',
+  bookings: 'passenger, flight number and flight, notes, meeting instructions, places’ text, the driver’s last position: set to null; erased_at set',
+  jobs: 'passenger, flight number and flight, notes, meeting instructions, no-show note, places’ text, last position: set to null; erased_at set',
+  quotes: 'the request and its places’ text (the booking’s quote and each change quote): personal values removed',
   idempotency_keys: 'the answers kept for replays: personal values removed',
   webhook_events: 'the events’ payloads: personal values removed',
   outbox: 'the calls owed to the marketplace: personal values removed',
-  marketplace_orders: 'the order as the marketplace sent it: personal values removed',
+  marketplace_orders: 'the order as the marketplace sent it: personal values removed; erased_at set',
+  marketplace_seen_calls: 'the answers kept for the marketplace’s replays: personal values removed',
+  price_marks: 'the search an order was priced for: personal values removed',
   job_locations: 'the ride’s positions: deleted',
-  ride_reports: 'the ride’s reports and their positions: positions removed',
   audit_log: 'bodies: personal values sealed with the subject’s data key, which the erasure destroys',
   personal_data_keys: 'the data keys: an erased subject keeps a row without its key',
 } as const;
@@ -168,3 +168,45 @@ function swap(v: string | number, replace: Replace, subject: Subject | undefined
 export const PERSONAL_HINT = new RegExp(
   `"(?:${[...PERSONAL_DATA.people, ...PERSONAL_DATA.fields, ...PERSONAL_DATA.places.under, ...PERSONAL_DATA.flights.under, ...PERSONAL_DATA.tracks, 'lat'].join('|')})"`,
 );
+
+/**
+ * A copy of a stored document (a booking as its events and replays carry it, an order, a call owed) with a
+ * traveller's details erased in the shape the contracts give an erased booking: a person, a flight or a position
+ * becomes null as a whole, a track empty, a personal field or a place's own text null. Unchanged parts are shared.
+ */
+export function erasePersonal(value: unknown): unknown {
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && isPosition(value as Record<string, unknown>)) {
+    const o = erase(value, undefined, false) as Record<string, unknown>;
+    return { ...o, lat: null, lon: null };
+  }
+  return erase(value, undefined, false);
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function erase(value: unknown, parentKey: string | undefined, driver: boolean): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((v: unknown, i) => {
+      const w = erase(v, parentKey, driver);
+      if (w !== v) (copy ??= value.slice())[i] = w;
+    });
+    return copy ?? value;
+  }
+  const o = value as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const k in o) {
+    const v = o[k];
+    let w: unknown = v;
+    if (v === null) continue;
+    if (!driver && PEOPLE.has(k)) w = holdsPersonal({ [k]: v }) ? null : v;
+    else if (FLIGHTS.has(k) && isObject(v) && v.number !== undefined) w = null;
+    else if (TRACKS.has(k) && Array.isArray(v)) w = v.length ? [] : v;
+    else if (isObject(v) && isPosition(v)) w = null;
+    else if (typeof v === 'string' && ((!driver && FIELDS.has(k)) || (k === 'name' && parentKey !== undefined && PLACES.has(parentKey)))) w = null;
+    else if (typeof v === 'object') w = erase(v, k, driver || NOT_TRAVELLER.has(k));
+    if (w !== v) (copy ??= { ...o })[k] = w;
+  }
+  return copy ?? o;
+}
