@@ -94,8 +94,10 @@ const stopper = (child: ChildProcess) => () =>
 export async function startService(env: Record<string, string>, root = REPO_ROOT): Promise<Child> {
   const main = path.join(root, 'dist/src/main.js');
   if (!fs.existsSync(main)) throw new Error(`${main} is missing: npm run bench builds it`);
+  // BENCH_CPU_PROF=<dir>: each service writes a V8 CPU profile there when it stops (docs/performance.md).
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
   const child = track(
-    spawn(process.execPath, [main], {
+    spawn(process.execPath, [...profile, main], {
       cwd: root,
       env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -160,7 +160,7 @@ async function run(surface: Surface, ctx: RequestContext, work: () => Promise<Ha
 
 /** After the commit: what this instance remembers of it (in memory only; a failure there is a bug, logged). */
 function remember(ctx: RequestContext, r: HandlerResult): void {
-  if (r.dataKeys) for (const [subject, key] of r.dataKeys) ctx.deps.dataKeys.keep(subject, key);
+  if (r.dataKeys) for (const [subject, key] of r.dataKeys) ctx.deps.dataKeys.made(subject, key);
   try {
     r.afterCommit?.();
   } catch (e) {

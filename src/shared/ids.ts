@@ -23,6 +23,9 @@ function random(n: number): Buffer {
  */
 const timeHex = (): string => Date.now().toString(16).padStart(12, '0');
 
+/** A fresh 256-bit secret (a subject's data key), from the pool: copied, since the pool is drawn again. */
+export const secretKeyBytes = (): Buffer => Buffer.from(random(32));
+
 /** 32 lowercase hex characters: the time (48 bits), then 80 random bits. Quote and offer ids. */
 export const hex32 = (): string => timeHex() + random(10).toString('hex');
 

@@ -1,7 +1,7 @@
 import type { Sql } from '../../data/database';
 import type { Write } from '../../data/write';
 import { keysForSealing, newKeysWrite, storedKeys } from '../../data/repositories/personal-data-keys-repository';
-import { newDataKey } from './seal';
+import { newDataKey, seal } from './seal';
 
 /**
  * The subject of details that are never to be kept readable (an erasure request names the traveller it erases):
@@ -11,6 +11,8 @@ export const FORGOTTEN = 'forgotten';
 
 /** How many subjects' keys an instance keeps at hand (a key is 32 bytes). */
 const KEPT = 20_000;
+/** How many sealed values it keeps (some 200 bytes each). */
+const SEALED_KEPT = 50_000;
 
 /**
  * The data keys this instance seals with, kept at hand once read or made. A key kept here after its subject was
@@ -19,6 +21,12 @@ const KEPT = 20_000;
  */
 export class DataKeys {
   private readonly kept = new Map<string, Buffer | null>();
+  /**
+   * Values sealed lately, by subject and value (sealing is deterministic: the same text again). A traveller's name is
+   * in a booking's request, its answer, each read and replay and each event: sealed once. Dropped with the subject's
+   * key when it is erased here; one kept after an erasure elsewhere can never be read, like the key it came from.
+   */
+  private readonly sealed = new Map<string, string>();
 
   /** The keys to seal with (null: the subject is erased), made in the database where a subject has none. */
   async forSealing(db: Sql, subjects: Iterable<string>, made?: ReadonlyMap<string, Buffer>): Promise<Map<string, Buffer | null>> {
@@ -50,15 +58,44 @@ export class DataKeys {
     return new Map(rows.filter((r) => r.key).map((r) => [r.subject, r.key!]));
   }
 
-  /** A key this instance made with a use case's write, once committed. */
+  /**
+   * A key this instance made with a use case's write, once committed: kept at hand when its subject is read again
+   * (a booking, an order: their reads, replays and events); a quote's or a search's is not (kept, thousands of them
+   * would only push the others out, and make work for the garbage collector).
+   */
+  made(subject: string, key: Buffer): void {
+    if (!subject.startsWith('quote:') && !subject.startsWith('search:')) this.keep(subject, key);
+  }
+
+  /** A key read or made for sealing. */
   keep(subject: string, key: Buffer | null): void {
     if (this.kept.size >= KEPT) this.kept.delete(this.kept.keys().next().value!);
     this.kept.set(subject, key);
   }
 
+  /** The key to seal with, when it is at hand (undefined: ask forSealing). */
+  atHand(subject: string, made?: ReadonlyMap<string, Buffer>): Buffer | null | undefined {
+    if (subject === FORGOTTEN) return null;
+    return made?.get(subject) ?? this.kept.get(subject);
+  }
+
+  /** `value` of `subject` sealed with `key`, as sealed lately or now. */
+  seal(key: Buffer, subject: string, value: string | number): string {
+    const id = `${subject}\u0000${typeof value}\u0000${value}`;
+    let text = this.sealed.get(id);
+    if (text === undefined) {
+      text = seal(key, subject, value);
+      if (this.sealed.size >= SEALED_KEPT) this.sealed.delete(this.sealed.keys().next().value!);
+      this.sealed.set(id, text);
+    }
+    return text;
+  }
+
   /** Subjects erased here: sealed as erased from now on. */
   erased(subjects: Iterable<string>): void {
-    for (const s of subjects) this.keep(s, null);
+    const gone = new Set(subjects);
+    for (const s of gone) this.keep(s, null);
+    for (const id of this.sealed.keys()) if (gone.has(id.slice(0, id.indexOf('\u0000')))) this.sealed.delete(id);
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Sql } from '../../data/database';
-import { personalValues, replacePersonal, subjectOf, type Subject } from '../../shared/personal-data';
+import { replacePersonal, subjectOf, type Subject } from '../../shared/personal-data';
 import type { DataKeys } from './data-keys';
 import { ERASED, seal, sealedSubject, unseal } from './seal';
 
@@ -19,21 +19,39 @@ export async function sealPersonal(
   bodies: Stored[],
   made?: ReadonlyMap<string, Buffer>,
 ): Promise<{ values: unknown[]; subjects: Subject[] }> {
+  // One walk when every key is at hand (the usual case: a subject made by the request, or seen lately); else the
+  // missing keys are read or made, and the bodies walked again with them.
   const subjects = new Set<Subject>();
-  for (const b of bodies) for (const p of personalValues(b.value, b.subject)) subjects.add(p.subject ?? b.subject);
-  if (subjects.size === 0) return { values: bodies.map((b) => b.value), subjects: [] };
-  const k = await keys.forSealing(db, subjects, made);
-  const values = bodies.map((b) =>
-    replacePersonal(
-      b.value,
-      (v, s) => {
-        const subject = s ?? b.subject;
-        const key = k.get(subject);
-        return key ? seal(key, subject, v) : ERASED;
-      },
-      b.subject,
-    ),
-  );
+  const missing = new Set<Subject>();
+  // A value in both the request and its answer (a name, a place) is sealed once.
+  const once = new Map<string, string>();
+  const sealOnce = (key: Buffer, subject: Subject, v: string | number) => {
+    // A key made by this request seals values of a subject new to the instance: nothing kept would be used again.
+    if (!made?.has(subject)) return keys.seal(key, subject, v);
+    const id = `${subject}\u0000${typeof v}\u0000${v}`;
+    let text = once.get(id);
+    if (text === undefined) once.set(id, (text = seal(key, subject, v)));
+    return text;
+  };
+  const sealWith = (lookup: (subject: Subject) => Buffer | null | undefined) =>
+    bodies.map((b) =>
+      replacePersonal(
+        b.value,
+        (v, s) => {
+          const subject = s ?? b.subject;
+          subjects.add(subject);
+          const key = lookup(subject);
+          if (key === undefined) missing.add(subject);
+          return key ? sealOnce(key, subject, v) : ERASED;
+        },
+        b.subject,
+      ),
+    );
+  let values = sealWith((s) => keys.atHand(s, made));
+  if (missing.size) {
+    const k = await keys.forSealing(db, missing, made);
+    values = sealWith((s) => keys.atHand(s, made) ?? k.get(s));
+  }
   return { values, subjects: [...subjects] };
 }
 

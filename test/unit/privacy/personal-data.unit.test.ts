@@ -344,6 +344,9 @@ describe('sealing a body, and opening it', () => {
     ({
       forSealing: async (_db: Sql, wanted: Iterable<string>) => new Map([...wanted].map((s) => [s, stored.get(s) ?? null])),
       forReading: async (_db: Sql, wanted: Iterable<string>) => new Map([...wanted].flatMap((s) => (stored.has(s) ? [[s, stored.get(s)!] as const] : []))),
+      // Nothing at hand: every subject's key is asked of the "database" above.
+      atHand: () => undefined,
+      seal,
     }) as unknown as DataKeys;
   /** Makes a key for every subject asked for, as the database would for a subject never erased. */
   const making = () => {
@@ -458,5 +461,23 @@ describe('where it is kept', () => {
     }
     expect(made).toContain('bookings');
     expect(Object.keys(PERSONAL_DATA_TABLES).filter((t) => !made.has(t))).toEqual([]);
+  });
+});
+
+describe('the data keys an instance keeps at hand', () => {
+  it('seals a value once and gives the same text again; once its subject is erased here, nothing is at hand to seal with', () => {
+    const keys = new DataKeys();
+    const key = newDataKey();
+    keys.keep('booking:BK1', key);
+    expect(keys.atHand('booking:BK1')).toBe(key);
+    const first = keys.seal(key, 'booking:BK1', 'Ayesha');
+    expect(keys.seal(key, 'booking:BK1', 'Ayesha')).toBe(first);
+    expect(unseal(key, first)).toBe('Ayesha');
+    // A number and its text are different values.
+    expect(unseal(key, keys.seal(key, 'booking:BK1', 7))).toBe(7);
+    keys.erased(['booking:BK1']);
+    expect(keys.atHand('booking:BK1')).toBeNull();
+    expect(keys.atHand(FORGOTTEN)).toBeNull();
+    expect(keys.atHand('booking:OTHER')).toBeUndefined();
   });
 });
