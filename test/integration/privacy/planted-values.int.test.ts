@@ -155,7 +155,7 @@ describe(`A traveller's planted personal data, before and after erasure (${backe
   let webhookSecret: string;
 
   /** What the test planted, for the erasure to find. */
-  const planted = { bookingRef: '', orderId: '', bookingJobId: '', orderJobId: '' };
+  const planted = { bookingRef: '', orderId: '', bookingJobId: '', orderJobId: '', statement: undefined as unknown };
 
   beforeAll(async () => {
     mp = await startMarketplaceSim({ userId: USER_ID, privateKey: KEY });
@@ -405,6 +405,22 @@ describe(`A traveller's planted personal data, before and after erasure (${backe
     expectStatus(await live('GET', '/events?limit=100'), 200, 'events');
     expectStatus(await live('GET', `/bookings/${ref}`), 200, 'read');
 
+    // An operator answers the traveller's access request: everything planted, opened.
+    const exported = expectStatus(await ops.call('GET', `/privacy/subjects?email=${encodeURIComponent(TRAVELLER.email)}`), 200, 'export');
+    expect(exported.body.bookings.map((b: { booking_ref: string }) => b.booking_ref)).toEqual([ref]);
+    expect(exported.body.bookings[0].passenger).toMatchObject({ first_name: TRAVELLER.first_name, last_name: AMENDED_LAST_NAME });
+    expect(exported.body.positions.map((p: { lat: number }) => p.lat)).toEqual(expect.arrayContaining(RIDE_POSITIONS.map((p) => p.lat)));
+    const exportedText = JSON.stringify(exported.body.audit_entries);
+    for (const v of [TRAVELLER.email, NOTES, PICKUP_TEXT, CHANGED_PICKUP_TEXT, FLIGHT]) expect(exportedText).toContain(v);
+    // Its own audit row keeps neither the e-mail it was asked for nor what it answered.
+    const exportRow = await app
+      .db('audit_log')
+      .where({ request_id: exported.headers.get('x-request-id') })
+      .first();
+    expect(exportRow.path).toBe('/ops/v1/privacy/subjects?email=%5Bpersonal%5D');
+    expect(exportRow.responseBody).toMatchObject({ $omitted: 'echoes stored exchanges' });
+    planted.statement = expectStatus(await live('GET', '/statements?from=2026-11-01&to=2026-12-31'), 200, 'statement').body;
+
     // The dump holds every planted value.
     const dump = await dumpDatabase(app);
     const where = whereFound(dump, EVERY_FORM);
@@ -449,6 +465,11 @@ describe(`A traveller's planted personal data, before and after erasure (${backe
     expect(read.body.passenger).toBeNull();
     const stillThere = EVERY_FORM.filter((v) => read.text.toLowerCase().includes(v.toLowerCase()));
     expect(stillThere).toEqual([]);
+    // What the partner is billed is as it was: the same lines, the same amounts.
+    expect(expectStatus(await live('GET', '/statements?from=2026-11-01&to=2026-12-31'), 200, 'statement').body).toEqual(planted.statement);
+    // Nothing is left to find the traveller by.
+    const exported = expectStatus(await ops.call('GET', `/privacy/subjects?email=${encodeURIComponent(TRAVELLER.email)}`), 200, 'export after');
+    expect(exported.body).toEqual({ bookings: [], orders: [], audit_entries: [], positions: [] });
 
     // The service's log output, from the first request to the last, never held a planted value.
     expect(logs.lines.length).toBeGreaterThan(50);
