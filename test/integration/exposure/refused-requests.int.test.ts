@@ -1,3 +1,4 @@
+import { openSealed } from '../../../src/domain/kernel/seal-personal';
 import http from 'node:http';
 import { createHash } from 'node:crypto';
 import { redactedHead } from '../../../src/shared/redact';
@@ -94,7 +95,10 @@ describe(`Refused requests cost almost nothing (${backend})`, () => {
     const body = { pickup: { iata: 'CMB' }, note: 'n'.repeat(3000) };
     const r = await svc.call('POST', '/transfers/v1/quotes', { key: testKey, body });
     expect(r.status).toBe(400);
-    expect((await auditOf(r.headers.get('x-request-id'))).requestBody).toEqual(body);
+    // All of it: a note is a traveller's words, kept sealed (it opens back whole for the partner's request log).
+    const stored = (await auditOf(r.headers.get('x-request-id'))).requestBody;
+    expect(stored.note).toMatch(/^pd1:/);
+    expect((await openSealed(svc.app.deps.dataKeys, svc.app.deps.db, [stored]))[0]).toEqual(body);
   });
 
   it('when a chunked body is over 64 KiB, then 413 in the envelope (401 without a key), audited with a trace, and the connection is closed', async () => {
