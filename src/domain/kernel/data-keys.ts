@@ -34,7 +34,7 @@ export class DataKeys {
     const missing: string[] = [];
     for (const s of subjects) {
       if (out.has(s)) continue;
-      const k = s === FORGOTTEN ? null : (made?.get(s) ?? this.kept.get(s));
+      const k = this.atHand(s, made);
       if (k === undefined) missing.push(s);
       out.set(s, k ?? null);
     }
