@@ -70,8 +70,14 @@ export async function bookingFacts(
   };
 }
 
-const INSERT_COLUMNS = [...FIELDS.map((f) => BOOKING[f]), 'request_id'];
-const INSERT_VALUES = [...FIELDS.map((f, i) => `$${i + 1}::${CASTS[f] ?? 'text'}`), `$${FIELDS.length + 1}::text`].join(', ');
+// The quote a booking was booked from stays as `booked_quote_id` when a change quote takes `quote_id` (an erasure
+// finds the traveller's places' text in both).
+const INSERT_COLUMNS = [...FIELDS.map((f) => BOOKING[f]), 'request_id', 'booked_quote_id'];
+const INSERT_VALUES = [
+  ...FIELDS.map((f, i) => `$${i + 1}::${CASTS[f] ?? 'text'}`),
+  `$${FIELDS.length + 1}::text`,
+  `$${FIELDS.indexOf('quoteId') + 1}::text`,
+].join(', ');
 const insertParams = (b: BookingRow, requestId: string) => [...FIELDS.map((f) => param(b, f)), requestId];
 
 /** A new booking and everything that commits with it. */
