@@ -30,6 +30,7 @@ import { registerSecret } from './shared/redact';
 import { createHttpFlightStatus } from './adapters/flights/http-flight-status';
 import { appendAudit } from './data/repositories/audit-repository';
 import { DataKeys } from './domain/kernel/data-keys';
+import { isPublicPlaceName } from './domain/geo/place-index';
 import { exchangeAudit } from './domain/audit/exchange-audit';
 import type { OutboundExchange } from './domain/kernel/outbound-exchange';
 import { startFlightPoller } from './domain/flights/poll-flights';
@@ -153,7 +154,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
     lifecycle: { leaving: false, draining: false },
     keys: new KeyCache(),
     recent: new RecentBookingFacts(),
-    dataKeys: new DataKeys(),
+    dataKeys: new DataKeys(isPublicPlaceName),
     marketplaceNotices: marketplaceNoticeBody,
     fleet: new FleetCapacity(clock),
     limits: { anonymous: shared ?? new MemoryTokenBuckets(config.anonymousLimit), emptyPartners: new EmptyBuckets() },

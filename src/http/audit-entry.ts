@@ -121,8 +121,6 @@ export function auditRequestHeaders(headers: Record<string, unknown>, refused: b
 export interface Answered {
   text: string;
   body?: unknown;
-  /** Bytes sent as they were stored (an idempotent replay). */
-  rawBody?: string;
   document?: Document;
   contentType?: string;
   auditDigest?: boolean;
@@ -140,22 +138,25 @@ function responseBody(r: Answered): Kept {
   if (contentType) return { text: jsonbText(mayHoldSecrets(text) ? redactText(text) : text) };
   const secrets = mayHoldSecrets(text);
   if (!PERSONAL_HINT.test(text)) return { text: secrets ? jsonbText(redactBody(JSON.parse(text))) : text };
-  // The answer's value (a replay's stored bytes are parsed), and its text when that is what to keep.
-  const value: unknown = secrets ? redactBody(JSON.parse(text)) : r.body !== undefined && r.rawBody === undefined ? r.body : JSON.parse(text);
+  // The answer's value (bytes sent without the value they were made from, a replay's, are parsed), and its text
+  // when that is what to keep.
+  const value: unknown = secrets ? redactBody(JSON.parse(text)) : r.body !== undefined ? r.body : JSON.parse(text);
   return secrets ? { value } : { value, text };
 }
 
 /**
  * The request's and the answer's bodies as the audit row keeps them, personal values sealed with their subject's
  * data key (see domain/privacy). Whose data they hold: the booking, order, job or quote the bodies name, else the
- * one the path names, else the day's.
+ * one the path names, else the day's. `newKeys`: the keys offered for new subjects (`dataKeys`) that sealed
+ * something, to store with the row.
  */
 export async function auditBodies(ctx: RequestContext, s: Answered & { dataKeys?: ReadonlyMap<string, Buffer>; subject?: string }, refused: boolean) {
   const req = requestBody(ctx, refused);
   const res = responseBody(s);
-  if (req.value === undefined && res.value === undefined) return { requestBody: req.text ?? null, responseBody: res.text ?? null, subjects: null };
+  if (req.value === undefined && res.value === undefined)
+    return { requestBody: req.text ?? null, responseBody: res.text ?? null, subjects: null, newKeys: NONE };
   const subject = s.subject ?? topSubject(res.value ?? s.body) ?? topSubject(req.value) ?? pathSubject(ctx.url) ?? daySubject(ctx.arrivedAt);
-  const { values, subjects } = await sealPersonal(
+  const { values, subjects, used } = await sealPersonal(
     ctx.deps.dataKeys,
     ctx.sql,
     [
@@ -165,8 +166,10 @@ export async function auditBodies(ctx: RequestContext, s: Answered & { dataKeys?
     s.dataKeys,
   );
   const kept = (k: Kept, v: unknown) => (k.value === undefined ? (k.text ?? null) : v === k.value && k.text !== undefined ? k.text : jsonbText(v));
-  return { requestBody: kept(req, values[0]), responseBody: kept(res, values[1]), subjects: subjects.length ? subjects : null };
+  return { requestBody: kept(req, values[0]), responseBody: kept(res, values[1]), subjects: subjects.length ? subjects : null, newKeys: used };
 }
+
+const NONE: ReadonlyMap<string, Buffer> = new Map();
 
 /**
  * An answer that echoes stored exchanges (the audit log, a partner's request log) is audited as its size and digest:

@@ -10,6 +10,7 @@ import { rateLimitedFor } from '../data/repositories/rate-limits-repository';
 import { isContention, isLockTimeout } from '../data/errors';
 import type { Deps } from '../deps';
 import { auditBodies, auditRequestHeaders } from './audit-entry';
+import { newKeysStored } from '../domain/kernel/data-keys';
 import { discard, MAX_URL_BYTES, payloadTooLarge, readBody, requestTimeout, traceIdOf, uriTooLong } from './request-intake';
 import type { Surface } from './surface';
 import { RequestContext, type HandlerResult } from './types';
@@ -18,7 +19,9 @@ import { RequestContext, type HandlerResult } from './types';
 type Sent = HandlerResult & { headers: Record<string, string>; text: string };
 /** How committing an answer ended. 'lost': its guarded write did not happen; nothing was committed. */
 type Committed =
-  { outcome: 'committed' | 'lost' | 'stale' | 'unavailable' | 'failed'; sent: Sent } | { outcome: 'rate_limited'; sent: Sent; retryAfter: number };
+  | { outcome: 'committed'; sent: Sent; newKeys: ReadonlyMap<string, Buffer> }
+  | { outcome: 'lost' | 'stale' | 'unavailable' | 'failed'; sent: Sent }
+  | { outcome: 'rate_limited'; sent: Sent; retryAfter: number };
 
 type Req = IncomingMessage & { originalUrl?: string; ip?: string };
 
@@ -135,8 +138,8 @@ async function attempt(surface: Surface, ctx: RequestContext, early: AppError | 
   if (done.outcome === 'lost' && result.ifLost) {
     const careful = await run(surface, ctx, result.ifLost);
     done = await commit(surface, ctx, finish(surface, ctx, careful));
-    if (done.outcome === 'committed') remember(ctx, careful);
-  } else if (done.outcome === 'committed') remember(ctx, result);
+    if (done.outcome === 'committed') remember(ctx, careful, done.newKeys);
+  } else if (done.outcome === 'committed') remember(ctx, result, done.newKeys);
   return done;
 }
 
@@ -159,8 +162,8 @@ async function run(surface: Surface, ctx: RequestContext, work: () => Promise<Ha
 }
 
 /** After the commit: what this instance remembers of it (in memory only; a failure there is a bug, logged). */
-function remember(ctx: RequestContext, r: HandlerResult): void {
-  if (r.dataKeys) for (const [subject, key] of r.dataKeys) ctx.deps.dataKeys.made(subject, key);
+function remember(ctx: RequestContext, r: HandlerResult, newKeys: ReadonlyMap<string, Buffer>): void {
+  for (const [subject, key] of newKeys) ctx.deps.dataKeys.made(subject, key);
   try {
     r.afterCommit?.();
   } catch (e) {
@@ -183,22 +186,27 @@ function finish(surface: Surface, ctx: RequestContext, r: HandlerResult): Sent {
 }
 
 /**
- * The audit row with the answer's write (one statement), or appended to the request's transaction, which then
- * commits. `mayLose`: a guarded write that did not happen, or lost a uniqueness, is 'lost' (nothing committed).
+ * The audit row with the answer's write and the data keys it sealed with for new subjects (one statement), or
+ * appended to the request's transaction, which then commits. `mayLose`: a guarded write that did not happen, or
+ * lost a uniqueness, is 'lost' (nothing committed).
  */
 async function commit(surface: Surface, ctx: RequestContext, s: Sent, mayLose = false): Promise<Committed> {
-  // A 429 commits nothing but its audit row, and the assertion that the caller's credentials are as it knew them:
-  // a limit an operator changed meanwhile is then read afresh (the request runs again) instead of refused on.
-  const write = s.status === 429 ? surface.owedAtCommit?.(ctx, true) : combine(s.write, ...ctx.owed, surface.owedAtCommit?.(ctx, false));
   try {
+    const { entry, newKeys } = await auditEntry(ctx, s);
+    // A 429 commits nothing but its audit row, and the assertion that the caller's credentials are as it knew them:
+    // a limit an operator changed meanwhile is then read afresh (the request runs again) instead of refused on.
+    const write =
+      s.status === 429
+        ? surface.owedAtCommit?.(ctx, true)
+        : combine(s.write, newKeys.size ? newKeysStored(newKeys) : undefined, ...ctx.owed, surface.owedAtCommit?.(ctx, false));
     const tx = ctx.transaction;
     if (tx) {
-      await commitWithAudit(tx, write, await auditEntry(ctx, s));
+      await commitWithAudit(tx, write, entry);
       await tx.commit();
       ctx.dropTransaction();
-      return { outcome: 'committed', sent: s };
+      return { outcome: 'committed', sent: s, newKeys };
     }
-    if (await commitWithAudit(ctx.deps.db, write, await auditEntry(ctx, s))) return { outcome: 'committed', sent: s };
+    if (await commitWithAudit(ctx.deps.db, write, entry)) return { outcome: 'committed', sent: s, newKeys };
     return { outcome: mayLose ? 'lost' : 'failed', sent: s };
   } catch (e) {
     await abandon(ctx);
@@ -212,10 +220,10 @@ async function commit(surface: Surface, ctx: RequestContext, s: Sent, mayLose = 
   }
 }
 
-async function auditEntry(ctx: RequestContext, s: Sent): Promise<AuditEntry> {
+async function auditEntry(ctx: RequestContext, s: Sent): Promise<{ entry: AuditEntry; newKeys: ReadonlyMap<string, Buffer> }> {
   const refused = !ctx.admitted || s.status === 429;
-  const { requestBody, responseBody, subjects } = await auditBodies(ctx, s, refused);
-  return {
+  const { requestBody, responseBody, subjects, newKeys } = await auditBodies(ctx, s, refused);
+  const entry: AuditEntry = {
     surface: ctx.surface,
     direction: 'inbound',
     method: ctx.method.slice(0, 32),
@@ -235,6 +243,7 @@ async function auditEntry(ctx: RequestContext, s: Sent): Promise<AuditEntry> {
     traceId: ctx.traceId ?? null,
     at: ctx.arrivedAt,
   };
+  return { entry, newKeys };
 }
 
 function send(res: ServerResponse, r: Sent): void {

@@ -53,7 +53,10 @@ export interface HandlerResult {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
-  /** Sent verbatim instead of serialising `body` (idempotent replays are byte for byte). */
+  /**
+   * Sent verbatim instead of serialising `body` (idempotent replays are byte for byte). With `body`, the bytes are
+   * that value serialised (a booking's answer, stored against its key): the audit row seals the value, not a parse.
+   */
   rawBody?: string;
   /** The content type of `rawBody` when it is not JSON (a statement as CSV); audited as a JSON string. */
   contentType?: string;
@@ -73,7 +76,7 @@ export interface HandlerResult {
    * was recorded for; an erasure request: FORGOTTEN). See domain/kernel/seal-personal.
    */
   subject?: string;
-  /** Data keys of the subjects the write creates (see domain/kernel/plan.ts). */
+  /** Data keys for the subjects the write creates (see domain/kernel/plan.ts). */
   dataKeys?: ReadonlyMap<string, Buffer>;
   /**
    * The answer echoes stored exchanges (the contract's `x-audit-response: digest`): its audit row keeps its size and

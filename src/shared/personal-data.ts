@@ -70,8 +70,16 @@ export function subjectOf(o: Record<string, unknown>): Subject | undefined {
   return undefined;
 }
 
-/** What to put in place of a personal value (the value, its subject); undefined keeps it. */
-export type Replace = (value: string | number, subject: Subject | undefined) => unknown;
+/**
+ * What a personal value is: a field's text or a position's coordinate (`value`); a place's own text (`place`:
+ * personal only where it is not a public place's name, see the sealer); or a whole person (`person`: the object or
+ * list under `passenger`, `customer` or `passengers`, offered whole when it holds any text; a replacer that keeps it
+ * is then given each of its texts as a `value`).
+ */
+export type PersonalKind = 'value' | 'place' | 'person';
+
+/** What to put in place of a personal value (the value, its subject, what it is); undefined keeps it. */
+export type Replace = (value: string | number | object, subject: Subject | undefined, kind: PersonalKind) => unknown;
 
 const isPosition = (o: Record<string, unknown>) => typeof o.lat === 'number' && typeof o.lon === 'number' && (o.at !== undefined || o.accuracy !== undefined);
 
@@ -86,11 +94,14 @@ export function replacePersonal(value: unknown, replace: Replace, subject?: Subj
   return walk(value, replace, subject, 'none', undefined, false, subject !== undefined);
 }
 
-/** Whether the value holds personal data at all (a cheap look before a copy). */
-export function holdsPersonal(value: unknown): boolean {
+/**
+ * Whether the value holds personal data at all (a cheap look before a copy). `publicPlace`: which places' text is a
+ * public place's name (not personal).
+ */
+export function holdsPersonal(value: unknown, publicPlace?: (name: string) => boolean): boolean {
   let found = false;
-  replacePersonal(value, () => {
-    found = true;
+  replacePersonal(value, (v, _subject, kind) => {
+    if (kind !== 'person' && !(kind === 'place' && typeof v === 'string' && publicPlace?.(v))) found = true;
     return undefined;
   });
   return found;
@@ -102,7 +113,7 @@ export function personalValues(value: unknown, subject?: Subject): Array<{ value
   replacePersonal(
     value,
     (v, s) => {
-      out.push({ value: v, subject: s });
+      if (typeof v !== 'object') out.push({ value: v, subject: s });
       return undefined;
     },
     subject,
@@ -136,17 +147,16 @@ function walk(
   for (const k in o) {
     const v = o[k];
     let w: unknown;
-    if (position && (k === 'lat' || k === 'lon' || k === 'lng') && typeof v === 'number') w = swap(v, replace, here);
+    if (position && (k === 'lat' || k === 'lon' || k === 'lng') && typeof v === 'number') w = swap(v, replace, here, 'value');
     else if (mode === 'person') w = leafOrWalk(v, replace, here, 'person', k, driver);
     else if (typeof v === 'string' || typeof v === 'number') {
-      const personal =
-        (!driver && FIELDS.has(k) && typeof v === 'string') ||
-        (k === 'name' && parentKey !== undefined && PLACES.has(parentKey)) ||
-        (k === 'number' && parentKey !== undefined && FLIGHTS.has(parentKey));
-      w = personal ? swap(v, replace, here) : v;
+      const place = k === 'name' && parentKey !== undefined && PLACES.has(parentKey);
+      const personal = place || (!driver && FIELDS.has(k) && typeof v === 'string') || (k === 'number' && parentKey !== undefined && FLIGHTS.has(parentKey));
+      w = personal ? swap(v, replace, here, place ? 'place' : 'value') : v;
     } else if (v !== null && typeof v === 'object') {
       const next: Mode = !driver && PEOPLE.has(k) ? 'person' : TRACKS.has(k) ? 'position' : 'none';
-      w = walk(v, replace, here, next, k, driver || NOT_TRAVELLER.has(k));
+      const whole = next === 'person' && wholeOf(v) === 'text' ? replace(v, here, 'person') : undefined;
+      w = whole !== undefined ? whole : walk(v, replace, here, next, k, driver || NOT_TRAVELLER.has(k));
     } else w = v;
     if (w !== v) (copy ??= { ...o })[k] = w;
   }
@@ -154,14 +164,31 @@ function walk(
 }
 
 function leafOrWalk(v: unknown, replace: Replace, subject: Subject | undefined, mode: Mode, key: string | undefined, driver: boolean): unknown {
-  if (typeof v === 'string') return mode === 'person' ? swap(v, replace, subject) : v;
+  if (typeof v === 'string') return mode === 'person' ? swap(v, replace, subject, 'value') : v;
   if (typeof v === 'number') return v;
   return walk(v, replace, subject, mode, key, driver);
 }
 
-function swap(v: string | number, replace: Replace, subject: Subject | undefined): unknown {
-  const r = replace(v, subject);
+function swap(v: string | number, replace: Replace, subject: Subject | undefined, kind: PersonalKind): unknown {
+  const r = replace(v, subject, kind);
   return r === undefined ? v : r;
+}
+
+/**
+ * Whether a person can be offered whole: it holds some text (`text`; a person of counts alone, `{adults: 2}`, holds
+ * nothing of anyone), and nothing inside it names a subject of its own (`named`: its texts are each that subject's).
+ */
+function wholeOf(v: unknown): 'none' | 'text' | 'named' {
+  if (typeof v === 'string') return 'text';
+  if (v === null || typeof v !== 'object') return 'none';
+  if (!Array.isArray(v) && subjectOf(v as Record<string, unknown>) !== undefined) return 'named';
+  let found: 'none' | 'text' = 'none';
+  for (const x of Array.isArray(v) ? v : Object.values(v)) {
+    const w = wholeOf(x);
+    if (w === 'named') return w;
+    if (w === 'text') found = w;
+  }
+  return found;
 }
 
 /** A cheap first look at JSON text: without any of these names it holds no personal value. */

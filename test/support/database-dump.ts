@@ -161,7 +161,8 @@ function* rowsOf(dump: string): Generator<{ table: string; columns: Array<[strin
 
 /**
  * A sealed value as the service keeps personal data in the audit log (src/domain/kernel/seal.ts):
- * `pd1:<subject>:<base64url(iv ‖ tag ‖ ciphertext)>`, the value's JSON under AES-256-GCM with the subject's data key
+ * `pd1:<subject>:<base64url(iv ‖ tag ‖ ciphertext)>`, the value's JSON (a text, a number, or a whole person) under
+ * AES-256-GCM with the subject's data key
  * and the subject as associated data. Read here independently of the service's code, as anyone holding the dump
  * could: with the keys the dump itself holds.
  */
@@ -179,7 +180,9 @@ function openSealed(token: string, keys: ReadonlyMap<string, Buffer>): { subject
     decipher.setAAD(Buffer.from(subject));
     decipher.setAuthTag(raw.subarray(12, 28));
     const plain = Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
-    return { subject, value: String(JSON.parse(plain)) };
+    // A text or a number; or a whole person (an object), searched as its JSON.
+    const value: unknown = JSON.parse(plain);
+    return { subject, value: typeof value === 'object' ? plain : String(value) };
   } catch {
     return undefined;
   }

@@ -1,5 +1,4 @@
 import { newSubjectKeys } from '../kernel/data-keys';
-import { combine } from '../../data/write';
 import type { Sql, Tx } from '../../data/database';
 import { bookingFacts, insertNewBooking, newBookingWrite, type BookingRow, type NewBooking } from '../../data/repositories/bookings-repository';
 import { hasRoom } from '../../data/repositories/fleet-repository';
@@ -85,17 +84,16 @@ export async function bookOffer(req: BookOffer, s: BookingSession): Promise<Book
 
   const outcome = outcomeOf(decision, req.input);
   const stored = key && storedAnswer(key, print, outcome, req, s);
-  // A new booking's data key is made with it (see domain/privacy).
-  const subject = decision.kind === 'book' ? newSubjectKeys([`booking:${decision.booking.bookingRef}`]) : undefined;
   const write =
     decision.kind === 'book'
-      ? combine(newBookingWrite(newBooking(decision, s, stored, fromMemory)), subject!.write)
+      ? newBookingWrite(newBooking(decision, s, stored, fromMemory))
       : stored && keys.storeWrite(stored.scope, print, s.requestId, s.now, stored.completion);
   if (!write) return { outcome };
   return {
     outcome,
     write,
-    ...(subject ? { dataKeys: subject.dataKeys } : {}),
+    // A new booking's data key, stored with it (see domain/privacy).
+    ...(decision.kind === 'book' ? { dataKeys: newSubjectKeys([`booking:${decision.booking.bookingRef}`]) } : {}),
     ifLost: () => bookCarefully(req, key, print, s),
     ...(stored ? { afterCommit: () => remember(stored, s) } : {}),
   };

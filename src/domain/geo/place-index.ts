@@ -163,6 +163,18 @@ export function placeById(placeId: string): PlaceEntry | undefined {
   return byId.get(placeId);
 }
 
+/**
+ * Whether a place's text is a public place's name as we index it (an airport, a town, a beach, in any spelling we
+ * know), not an address: it says no more than the place we located, which is kept readable anyway.
+ */
+export function isPublicPlaceName(text: string): boolean {
+  return names.has(text) || (text.length <= PUBLIC_NAME_LENGTH && index.has(normalizeText(text)));
+}
+/** Our places' names as we write them (in our answers, and most often in partners' requests): no need to normalise. */
+const names = new Set([...byId.values()].map((p) => p.name));
+/** Longer than any indexed name (the longest is some 50 characters). */
+const PUBLIC_NAME_LENGTH = 80;
+
 export function indexKeys(): ReadonlyMap<string, readonly PlaceEntry[]> {
   return index;
 }

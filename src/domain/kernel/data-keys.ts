@@ -1,7 +1,7 @@
 import type { Sql } from '../../data/database';
 import type { Write } from '../../data/write';
 import { keysForSealing, newKeysWrite, storedKeys } from '../../data/repositories/personal-data-keys-repository';
-import { newDataKey, seal } from './seal';
+import { newDataKey, sealJson } from './seal';
 
 /**
  * The subject of details that are never to be kept readable (an erasure request names the traveller it erases):
@@ -20,6 +20,12 @@ const SEALED_KEPT = 50_000;
  * it. Reading sealed values never uses what is kept here: only keys still in the database open them.
  */
 export class DataKeys {
+  /**
+   * `publicPlace`: whether a place's text is a public place's name (an airport, a town): not sealed, since it says
+   * no more than the place it was located at, which stays readable (the composition root gives the place index's).
+   */
+  constructor(readonly publicPlace: (name: string) => boolean = () => false) {}
+
   private readonly kept = new Map<string, Buffer | null>();
   /**
    * Values sealed lately, by subject and value (sealing is deterministic: the same text again). A traveller's name is
@@ -59,9 +65,9 @@ export class DataKeys {
   }
 
   /**
-   * A key this instance made with a use case's write, once committed: kept at hand when its subject is read again
-   * (a booking, an order: their reads, replays and events); a quote's or a search's is not (kept, thousands of them
-   * would only push the others out, and make work for the garbage collector).
+   * A key this instance made and stored with a request's write, once committed: kept at hand when its subject is
+   * read again (a booking, an order: their reads, replays and events); a quote's or a search's is not (kept,
+   * thousands of them would only push the others out, and make work for the garbage collector).
    */
   made(subject: string, key: Buffer): void {
     if (!subject.startsWith('quote:') && !subject.startsWith('search:')) this.keep(subject, key);
@@ -79,12 +85,12 @@ export class DataKeys {
     return made?.get(subject) ?? this.kept.get(subject);
   }
 
-  /** `value` of `subject` sealed with `key`, as sealed lately or now. */
-  seal(key: Buffer, subject: string, value: string | number): string {
-    const id = `${subject}\u0000${typeof value}\u0000${value}`;
+  /** A value of `subject`, given as its JSON text, sealed with `key`: as sealed lately, or now. */
+  seal(key: Buffer, subject: string, plain: string): string {
+    const id = `${subject}\u0000${plain}`;
     let text = this.sealed.get(id);
     if (text === undefined) {
-      text = seal(key, subject, value);
+      text = sealJson(key, subject, plain);
       if (this.sealed.size >= SEALED_KEPT) this.sealed.delete(this.sealed.keys().next().value!);
       this.sealed.set(id, text);
     }
@@ -100,10 +106,12 @@ export class DataKeys {
 }
 
 /**
- * Data keys for subjects a write creates (a new quote, booking or order), and the write that stores them: the
- * use case combines it with its own, so the keys commit with what they protect and the audit row needs no lookup.
+ * Data keys for subjects a write creates (a new quote, booking or search), offered to the request's audit row: the
+ * pipeline stores those it sealed with in the same statement as the write (newKeysStored), so a key commits with
+ * what it protects, the row needs no lookup, and a subject with nothing personal (a quote between an airport and a
+ * town) gets no key at all.
  */
-export function newSubjectKeys(subjects: string[]): { dataKeys: ReadonlyMap<string, Buffer>; write: Write } {
-  const keys = subjects.map(() => newDataKey());
-  return { dataKeys: new Map(subjects.map((s, i) => [s, keys[i]])), write: newKeysWrite(subjects, keys) };
-}
+export const newSubjectKeys = (subjects: string[]): ReadonlyMap<string, Buffer> => new Map(subjects.map((s) => [s, newDataKey()]));
+
+/** The write that stores keys a request sealed with (see newSubjectKeys). */
+export const newKeysStored = (keys: ReadonlyMap<string, Buffer>): Write => newKeysWrite([...keys.keys()], [...keys.values()]);

@@ -16,6 +16,9 @@ export interface Plan<Outcome> {
   ifLost?: () => Promise<Plan<Outcome>>;
   /** Once committed (never before, never otherwise): what this instance remembers of it. */
   afterCommit?: () => void;
-  /** Data keys of the subjects the write creates (it stores them): the request's audit row seals with them. */
+  /**
+   * Data keys for the subjects the write creates: the request's audit row seals with them, and the pipeline stores
+   * those it sealed with in the write's statement (kernel/data-keys newSubjectKeys).
+   */
   dataKeys?: ReadonlyMap<string, Buffer>;
 }

@@ -1,7 +1,7 @@
 import type { Sql } from '../../data/database';
 import { replacePersonal, subjectOf, type Subject } from '../../shared/personal-data';
 import type { DataKeys } from './data-keys';
-import { ERASED, seal, sealedSubject, unseal } from './seal';
+import { ERASED, sealedSubject, sealJson, unseal } from './seal';
 
 /** A JSON value about to be stored, and whose data it holds where nothing inside it says (its fallback subject). */
 export interface Stored {
@@ -11,33 +11,38 @@ export interface Stored {
 
 /**
  * Copies of `bodies` with every personal value sealed with its subject's key (ERASED where the subject is erased),
- * and the subjects whose data they hold. Bodies without personal data come back as they are.
+ * the subjects whose data they hold, and which of the keys `made` for new subjects sealed something (`used`: the
+ * row must store them). Bodies without personal data come back as they are.
  */
 export async function sealPersonal(
   keys: DataKeys,
   db: Sql,
   bodies: Stored[],
   made?: ReadonlyMap<string, Buffer>,
-): Promise<{ values: unknown[]; subjects: Subject[] }> {
+): Promise<{ values: unknown[]; subjects: Subject[]; used: Map<string, Buffer> }> {
   // One walk when every key is at hand (the usual case: a subject made by the request, or seen lately); else the
   // missing keys are read or made, and the bodies walked again with them.
   const subjects = new Set<Subject>();
   const missing = new Set<Subject>();
   // A value in both the request and its answer (a name, a place) is sealed once.
   const once = new Map<string, string>();
-  const sealOnce = (key: Buffer, subject: Subject, v: string | number) => {
+  const used = new Map<string, Buffer>();
+  const sealOnce = (key: Buffer, subject: Subject, v: unknown) => {
+    const plain = JSON.stringify(v);
     // A key made by this request seals values of a subject new to the instance: nothing kept would be used again.
-    if (!made?.has(subject)) return keys.seal(key, subject, v);
-    const id = `${subject}\u0000${typeof v}\u0000${v}`;
+    if (!made?.has(subject)) return keys.seal(key, subject, plain);
+    used.set(subject, key);
+    const id = `${subject}\u0000${plain}`;
     let text = once.get(id);
-    if (text === undefined) once.set(id, (text = seal(key, subject, v)));
+    if (text === undefined) once.set(id, (text = sealJson(key, subject, plain)));
     return text;
   };
   const sealWith = (lookup: (subject: Subject) => Buffer | null | undefined) =>
     bodies.map((b) =>
       replacePersonal(
         b.value,
-        (v, s) => {
+        (v, s, kind) => {
+          if (kind === 'place' && typeof v === 'string' && keys.publicPlace(v)) return undefined;
           const subject = s ?? b.subject;
           subjects.add(subject);
           const key = lookup(subject);
@@ -52,7 +57,7 @@ export async function sealPersonal(
     const k = await keys.forSealing(db, missing, made);
     values = sealWith((s) => keys.atHand(s, made) ?? k.get(s));
   }
-  return { values, subjects: [...subjects] };
+  return { values, subjects: [...subjects], used };
 }
 
 /** The subject a whole body is about: the one its top level names. */

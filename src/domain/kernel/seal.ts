@@ -18,8 +18,12 @@ export const newDataKey = (): Buffer => secretKeyBytes();
  * compares them), and two different values never share a nonce. Equality within one subject is all it tells. (A
  * hash, not an HMAC: an HMAC's key set-up cost as much as the encryption itself, and a nonce needs no secrecy.)
  */
-export function seal(key: Buffer, subject: string, value: string | number): string {
-  const plain = JSON.stringify(value);
+export function seal(key: Buffer, subject: string, value: unknown): string {
+  return sealJson(key, subject, JSON.stringify(value));
+}
+
+/** `seal` of a value given as its JSON text. */
+export function sealJson(key: Buffer, subject: string, plain: string): string {
   const iv = createHash('sha256').update(key).update(subject).update('\u0000').update(plain).digest().subarray(0, 12);
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   cipher.setAAD(Buffer.from(subject));
@@ -35,7 +39,7 @@ export function sealedSubject(text: string): string | undefined {
 }
 
 /** The value sealed in `text` with `key`; undefined when it does not open with that key. */
-export function unseal(key: Buffer, text: string): string | number | undefined {
+export function unseal(key: Buffer, text: string): unknown {
   const subject = sealedSubject(text);
   if (subject === undefined) return undefined;
   try {
@@ -44,7 +48,7 @@ export function unseal(key: Buffer, text: string): string | number | undefined {
     decipher.setAAD(Buffer.from(subject));
     decipher.setAuthTag(raw.subarray(12, 28));
     const plain = Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
-    return JSON.parse(plain) as string | number;
+    return JSON.parse(plain) as unknown;
   } catch {
     return undefined;
   }

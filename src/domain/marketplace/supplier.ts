@@ -7,7 +7,6 @@ import type { FxRates } from '../pricing/price-journey';
 import { decideJourney, OFFER_TTL_MS, type Decision, type DeclineReason, type JourneyRequest } from '../quotes/decide';
 import { withinCapacity, type FreeClasses } from '../quotes/create-quote';
 import { hex32 } from '../../shared/ids';
-import { combine } from '../../data/write';
 import { newSubjectKeys } from '../kernel/data-keys';
 import { AppError, invalidRequest } from '../../shared/errors';
 import { parseLocal } from '../kernel/sri-lanka-time';
@@ -135,8 +134,7 @@ async function lock(search: SearchInput, ctx: SupplierCtx, only?: string): Promi
       subject,
     }));
   if (!marks.length) return { kind: 'priced', vehicles: [] };
-  const keys = newSubjectKeys([subject]);
-  return { kind: 'priced', vehicles: marks.map(lockedPrice), write: combine(priceMarksWrite(marks), keys.write), subject, dataKeys: keys.dataKeys };
+  return { kind: 'priced', vehicles: marks.map(lockedPrice), write: priceMarksWrite(marks), subject, dataKeys: newSubjectKeys([subject]) };
 }
 
 export function searchVehicles(search: SearchInput, ctx: SupplierCtx): Promise<SearchOutcome> {

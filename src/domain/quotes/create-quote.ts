@@ -1,5 +1,4 @@
 import { newSubjectKeys } from '../kernel/data-keys';
-import { combine } from '../../data/write';
 import { FLEET } from '../kernel/fleet';
 import type { FxRates } from '../pricing/price-journey';
 import { decideJourney, OFFER_TTL_MS, type Decision } from './decide';
@@ -153,12 +152,11 @@ export async function quoteForPartner(
  */
 export async function createQuote(partner: QuotingPartner, env: 'sandbox' | 'production', input: QuoteInput, deps: QuoteDeps) {
   const q = await quoteForPartner(partner, env, input, deps);
-  // The quote's data key: its places' text is the traveller's (a home or hotel address, say).
-  const subject = newSubjectKeys([`quote:${q.quote.quoteId}`]);
   return {
     quote: view(q),
-    write: combine(quoteWrite(q.quote, q.offers), subject.write),
-    dataKeys: subject.dataKeys,
+    write: quoteWrite(q.quote, q.offers),
+    // The quote's data key: its places' text can be the traveller's (a home or hotel address, say).
+    dataKeys: newSubjectKeys([`quote:${q.quote.quoteId}`]),
     bookable: q.outcome.ok ? q.offers.map((o) => bookable(q.quote, o)) : [],
   };
 }

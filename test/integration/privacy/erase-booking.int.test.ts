@@ -24,7 +24,7 @@ describe('A partner erases its traveller’s personal data (POST /bookings/{book
     expect(await stored(svc, ref)).toContain('Ayesha'); // the booking row and the stored replay hold it as text
     const audit = await svc.app.db.raw(`select request_body::text as b from audit_log where path = '/transfers/v1/bookings' and method = 'POST'`);
     expect(audit.rows[0].b).not.toContain('Ayesha');
-    expect(audit.rows[0].b).toMatch(/"first_name": "pd1:booking:/);
+    expect(audit.rows[0].b).toMatch(/"passenger": "pd1:booking:/);
     const requestId = (await svc.app.db.raw(`select request_id from audit_log where path = '/transfers/v1/bookings' and method = 'POST'`)).rows[0].request_id;
     const logged = await svc.call('GET', `/transfers/v1/requests/${requestId}`, { key });
     expect(logged.body.request.body.passenger.first_name).toBe('Ayesha');
@@ -53,7 +53,9 @@ describe('A partner erases its traveller’s personal data (POST /bookings/{book
     // One audit row per request, before and after: the erasure added its own two, and removed none.
     expect(Number((await svc.app.db.raw('select count(*) as n from audit_log')).rows[0].n)).toBe(auditRows + 3);
     const after = await svc.call('GET', `/transfers/v1/requests/${requestId}`, { key });
-    expect(after.body.request.body.passenger.first_name).toBe('[erased]');
+    // The passenger was sealed whole: it reads as erased whole; the rest of the request as it was.
+    expect(after.body.request.body.passenger).toBe('[erased]');
+    expect(after.body.request.body.passengers).toEqual({ adults: 2, luggage: 2 });
     expect(after.body.request.body.quote_id).toEqual(expect.any(String));
   });
 

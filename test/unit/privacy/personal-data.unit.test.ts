@@ -11,12 +11,13 @@ import {
   replacePersonal,
   subjectOf,
 } from '../../../src/shared/personal-data';
-import { ERASED, newDataKey, seal, sealedSubject, unseal } from '../../../src/domain/kernel/seal';
+import { ERASED, newDataKey, seal, sealedSubject, sealJson, unseal } from '../../../src/domain/kernel/seal';
 import { DataKeys, FORGOTTEN } from '../../../src/domain/kernel/data-keys';
 import { daySubject, openSealed, pathSubject, sealPersonal, topSubject } from '../../../src/domain/kernel/seal-personal';
 import { ERASABLE_JSON } from '../../../src/data/repositories/erasure-repository';
 import type { Sql } from '../../../src/data/database';
 import { ROOT_DIR } from '../../../src/shared/paths';
+import { isPublicPlaceName } from '../../../src/domain/geo/place-index';
 
 /**
  * The map of a traveller's personal data (shared/personal-data) and the sealing of it (kernel/seal,
@@ -251,15 +252,41 @@ describe('the copy', () => {
     const copy = replacePersonal(body, () => null) as typeof body;
     expect(copy).not.toBe(body);
     expect(copy.untouched).toBe(untouched);
-    expect(copy.passenger).toEqual({ first_name: null });
+    expect(copy.passenger).toBeNull();
     expect(body.passenger.first_name).toBe('Ayesha');
+  });
+
+  it('a person is offered whole, then text by text when the replacer keeps it; a person of counts alone is not one', () => {
+    const body = deepFreeze({ passenger: { first_name: 'Ayesha', age: 31 }, passengers: { adults: 2, luggage: 2 } });
+    const offered: Array<[unknown, string]> = [];
+    replacePersonal(body, (v, _s, kind) => void offered.push([v, kind]));
+    expect(offered).toEqual([
+      [body.passenger, 'person'],
+      ['Ayesha', 'value'],
+    ]);
+    expect(replacePersonal(body, (_v, _s, kind) => (kind === 'person' ? undefined : null))).toEqual({ ...body, passenger: { first_name: null, age: 31 } });
+    // People who name their own booking are each that booking's: offered text by text, each with its subject.
+    const shared = {
+      passengers: [
+        { booking_ref: 'B1', name: 'Ayesha' },
+        { booking_ref: 'B2', name: 'Kasun' },
+      ],
+    };
+    const each: Array<[unknown, string | undefined, string]> = [];
+    replacePersonal(shared, (v, s, kind) => void each.push([v, s, kind]), 'day:2026-12-01');
+    expect(each).toEqual([
+      ['B1', 'booking:B1', 'value'],
+      ['Ayesha', 'booking:B1', 'value'],
+      ['B2', 'booking:B2', 'value'],
+      ['Kasun', 'booking:B2', 'value'],
+    ]);
   });
 
   it('a scrubbed copy (personal values set to null) holds nothing personal, and differs from the original only there', () => {
     fc.assert(
       fc.property(anyBody, (raw) => {
         const body = deepFreeze(raw);
-        const scrubbed = replacePersonal(body, () => null);
+        const scrubbed = replacePersonal(body, (_v, _s, kind) => (kind === 'person' ? undefined : null));
         expect(personalValues(scrubbed)).toEqual([]);
         // What is left is what was there, less each personal value once.
         const left = leaves(body, isScalar);
@@ -346,7 +373,8 @@ describe('sealing a body, and opening it', () => {
       forReading: async (_db: Sql, wanted: Iterable<string>) => new Map([...wanted].flatMap((s) => (stored.has(s) ? [[s, stored.get(s)!] as const] : []))),
       // Nothing at hand: every subject's key is asked of the "database" above.
       atHand: () => undefined,
-      seal,
+      publicPlace: () => false,
+      seal: sealJson,
     }) as unknown as DataKeys;
   /** Makes a key for every subject asked for, as the database would for a subject never erased. */
   const making = () => {
@@ -380,17 +408,18 @@ describe('sealing a body, and opening it', () => {
     for (const secret of ['Ayesha', 'Perera', 'ayesha@example.com', 'Cinnamon Grand', '7.2091', '80.1234']) expect(text).not.toContain(secret);
     for (const kept of ['GM32DFCW', 'confirmed', '35.3', 'Colombo', 'Sunil Silva', '+94 70 000 0000', '6.93']) expect(text).toContain(kept);
     expect(whose).toEqual(['booking:GM32DFCW']);
-    expect(leaves(sealed, isSealed).map((t) => sealedSubject(t))).toEqual(Array(6).fill('booking:GM32DFCW'));
+    // The passenger sealed whole, the place's text, the driver's position.
+    expect(leaves(sealed, isSealed).map((t) => sealedSubject(t))).toEqual(Array(4).fill('booking:GM32DFCW'));
     expect(await openSealed(keys, db, [sealed])).toEqual([booking]);
     // Once its key is destroyed, what it sealed reads as erased; the rest as it was.
     stored.delete('booking:GM32DFCW');
     const [erased] = (await openSealed(keys, db, [sealed])) as Array<typeof booking>;
-    expect(erased.passenger).toEqual({ first_name: ERASED, last_name: ERASED, email: ERASED });
+    expect(erased.passenger).toBe(ERASED);
     expect(erased.driver.location).toEqual({ lat: ERASED, lon: ERASED, at: '2026-12-01T04:00:00.000Z' });
     expect(erased.pickup).toEqual({ ...booking.pickup, name: ERASED });
   });
 
-  it('for any body: the sealed copy holds one sealed value per personal value, of its subject, and opens back whole', async () => {
+  it('for any body: every personal value of the sealed copy is sealed, with its subject, and it opens back whole', async () => {
     await fc.assert(
       fc.asyncProperty(anyBody, async (body) => {
         const { keys } = making();
@@ -400,9 +429,11 @@ describe('sealing a body, and opening it', () => {
           subjects: whose,
         } = await sealPersonal(keys, db, [{ value: body, subject: 'day:2026-12-01' }]);
         if (expected.length === 0) expect(sealed).toBe(body);
-        const opened = leaves(sealed, isSealed);
-        expect(sorted(opened.map((s) => sealedSubject(s)!))).toEqual(sorted(expected.map((p) => p.subject!)));
-        expect(sorted(whose)).toEqual(sorted([...new Set(expected.map((p) => p.subject!))]));
+        const left = personalValues(sealed, 'day:2026-12-01');
+        expect(left.filter((p) => !isSealed(p.value))).toEqual([]);
+        const bySubject = new Set(expected.map((p) => p.subject!));
+        expect(new Set(leaves(sealed, isSealed).map((s) => sealedSubject(s)!))).toEqual(bySubject);
+        expect(sorted(whose)).toEqual(sorted([...bySubject]));
         expect(await openSealed(keys, db, [sealed])).toEqual([body]);
       }),
       { numRuns: 200 },
@@ -417,7 +448,7 @@ describe('sealing a body, and opening it', () => {
       { value: booking, subject: 'booking:GM32DFCW' },
       { value: { email: 'ayesha@example.com' }, subject: FORGOTTEN },
     ]);
-    expect((sealed[0] as typeof booking).passenger).toEqual({ first_name: ERASED, last_name: ERASED, email: ERASED });
+    expect((sealed[0] as typeof booking).passenger).toBe(ERASED);
     expect(sealed[1]).toEqual({ email: ERASED });
   });
 
@@ -429,6 +460,29 @@ describe('sealing a body, and opening it', () => {
     const name = (sealed as { pickup: { name: string } }).pickup.name;
     expect(sealedSubject(name)).toBe('quote:Q1');
     expect(unseal(key, name)).toBe('Home');
+  });
+
+  it('a place named as we know it (an airport, a town) stays readable; an address is sealed; a key offered is used only then', async () => {
+    const key = newDataKey();
+    const offered = new Map([['quote:Q1', key]]);
+    const keys = new DataKeys(isPublicPlaceName);
+    const known = { quote_id: 'Q1', pickup: { name: 'Bandaranaike International Airport' }, dropoff: { name: 'kandy' } };
+    const plain = await sealPersonal(keys, db, [{ value: known, subject: 'quote:Q1' }], offered);
+    expect(plain.values[0]).toBe(known);
+    expect(plain.subjects).toEqual([]);
+    expect(plain.used.size).toBe(0);
+    expect(holdsPersonal(known, isPublicPlaceName)).toBe(false);
+
+    const address = { quote_id: 'Q1', pickup: { name: 'Bandaranaike International Airport' }, dropoff: { name: '12 Temple Lane, Kandy' } };
+    const sealed = await sealPersonal(keys, db, [{ value: address, subject: 'quote:Q1' }], offered);
+    const out = sealed.values[0] as typeof address;
+    expect(out.pickup.name).toBe('Bandaranaike International Airport');
+    expect(unseal(key, out.dropoff.name)).toBe('12 Temple Lane, Kandy');
+    expect([...sealed.used]).toEqual([['quote:Q1', key]]);
+    expect(holdsPersonal(address, isPublicPlaceName)).toBe(true);
+    // A known name is a place's text only where a place is: as a passenger's name it is sealed.
+    const named = await sealPersonal(keys, db, [{ value: { quote_id: 'Q1', passenger: { first_name: 'Kandy' } }, subject: 'quote:Q1' }], offered);
+    expect(sealedSubject((named.values[0] as { passenger: string }).passenger)).toBe('quote:Q1');
   });
 
   it('a body with nothing personal is kept as it is, with no subject', async () => {
@@ -470,11 +524,13 @@ describe('the data keys an instance keeps at hand', () => {
     const key = newDataKey();
     keys.keep('booking:BK1', key);
     expect(keys.atHand('booking:BK1')).toBe(key);
-    const first = keys.seal(key, 'booking:BK1', 'Ayesha');
-    expect(keys.seal(key, 'booking:BK1', 'Ayesha')).toBe(first);
+    const first = keys.seal(key, 'booking:BK1', '"Ayesha"');
+    expect(keys.seal(key, 'booking:BK1', '"Ayesha"')).toBe(first);
     expect(unseal(key, first)).toBe('Ayesha');
-    // A number and its text are different values.
-    expect(unseal(key, keys.seal(key, 'booking:BK1', 7))).toBe(7);
+    // A number and its text are different values; a person is sealed whole.
+    expect(unseal(key, keys.seal(key, 'booking:BK1', '7'))).toBe(7);
+    expect(unseal(key, keys.seal(key, 'booking:BK1', '"7"'))).toBe('7');
+    expect(unseal(key, keys.seal(key, 'booking:BK1', '{"first_name":"Ayesha"}'))).toEqual({ first_name: 'Ayesha' });
     keys.erased(['booking:BK1']);
     expect(keys.atHand('booking:BK1')).toBeNull();
     expect(keys.atHand(FORGOTTEN)).toBeNull();

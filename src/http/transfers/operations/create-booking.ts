@@ -1,5 +1,5 @@
 import { bookOffer, type Answer, type BookOfferOutcome, type BookingSession } from '../../../domain/bookings/book-offer';
-import { bookingView } from '../../../domain/bookings/booking-view';
+import { bookingView, type BookingView } from '../../../domain/bookings/booking-view';
 import { isErrorStatus, type ErrorStatus } from '../../errors';
 import { planned } from '../../plan';
 import type { Env } from '../../types';
@@ -36,33 +36,49 @@ function session(ctx: PartnerContext): BookingSession {
  */
 export function answerOf(o: BookOfferOutcome, env: Env): Answer {
   if (o.kind === 'replayed') return o.answer;
-  let a = serialised.get(o);
+  if (o.kind !== 'refused') return booked(o).answer;
+  let a = refusals.get(o);
   if (!a) {
-    if (o.kind === 'refused') {
-      const r = transfersError({ env }, o.error);
-      a = { status: r.status, body: JSON.stringify(r.body) };
-    } else a = { status: o.kind === 'created' ? 201 : 200, body: JSON.stringify(bookingView(o.booking)) };
-    serialised.set(o, a);
+    const r = transfersError({ env }, o.error);
+    refusals.set(o, (a = { status: r.status, body: JSON.stringify(r.body) }));
   }
   return a;
 }
 
-const serialised = new WeakMap<BookOfferOutcome, Answer>();
+type Booked = Extract<BookOfferOutcome, { kind: 'created' | 'existing' }>;
+
+/** A booking's answer, and the view it was made from (the audit row seals the view: no parse of the bytes). */
+function booked(o: Booked): { answer: Answer; view: BookingView } {
+  let b = bookings.get(o);
+  if (!b) {
+    const view = bookingView(o.booking);
+    bookings.set(o, (b = { view, answer: { status: o.kind === 'created' ? 201 : 200, body: JSON.stringify(view) } }));
+  }
+  return b;
+}
+
+const refusals = new WeakMap<BookOfferOutcome, Answer>();
+const bookings = new WeakMap<Booked, { answer: Answer; view: BookingView }>();
 
 function reply(env: Env, o: BookOfferOutcome): TransfersReply<'createBooking'> {
   switch (o.kind) {
-    case 'created':
-      return { status: 201, rawBody: answerOf(o, env).body, headers: { ETag: etag(o.booking.version) } };
-    case 'existing':
+    case 'created': {
+      const { answer, view } = booked(o);
+      return { status: 201, body: view, rawBody: answer.body, headers: { ETag: etag(o.booking.version) } };
+    }
+    case 'existing': {
+      const { answer, view } = booked(o);
       return {
         status: 200,
-        rawBody: answerOf(o, env).body,
+        body: view,
+        rawBody: answer.body,
         headers: {
           ETag: etag(o.booking.version),
           'Partner-Reference-Reused': 'true',
           ...(o.differs.length ? { 'Partner-Reference-Mismatch': o.differs.join(', ') } : {}),
         },
       };
+    }
     case 'refused': {
       const r = transfersError({ env }, o.error);
       return { status: r.status, rawBody: JSON.stringify(r.body), headers: r.headers };
@@ -76,7 +92,6 @@ function reply(env: Env, o: BookOfferOutcome): TransfersReply<'createBooking'> {
   }
 }
 
-/** A stored status as replayed: a replay is never "created". */
 function replayStatus(stored: number): 200 | ErrorStatus {
   if (stored === 200 || stored === 201) return 200;
   if (isErrorStatus(stored)) return stored;
