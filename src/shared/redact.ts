@@ -87,7 +87,8 @@ export function redactHeaders(headers: Record<string, unknown>): Record<string, 
   return out;
 }
 
-function safeDecode(s: string): string {
+/** A percent-encoded text decoded, or as it is when it does not decode (`%ED%A0%80`, a lone surrogate). */
+export function safeDecode(s: string): string {
   try {
     return decodeURIComponent(s);
   } catch {

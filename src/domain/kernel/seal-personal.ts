@@ -1,5 +1,6 @@
 import type { Sql } from '../../data/database';
 import { replacePersonal, subjectOf, type Subject } from '../../shared/personal-data';
+import { safeDecode } from '../../shared/redact';
 import type { DataKeys } from './data-keys';
 import { ERASED, sealedSubject, sealJson, unseal } from './seal';
 
@@ -68,7 +69,7 @@ export const topSubject = (value: unknown): Subject | undefined =>
 export function pathSubject(path: string): Subject | undefined {
   const m = /\/(bookings|jobs|orders)\/([^/?#]+)/.exec(path);
   if (!m) return undefined;
-  return `${m[1] === 'bookings' ? 'booking' : m[1] === 'jobs' ? 'job' : 'order'}:${decodeURIComponent(m[2])}`;
+  return `${m[1] === 'bookings' ? 'booking' : m[1] === 'jobs' ? 'job' : 'order'}:${safeDecode(m[2])}`;
 }
 
 /** What stands for personal data nobody's: the day it arrived (its key is destroyed with the day's bodies). */

@@ -235,6 +235,8 @@ describe('whose it is', () => {
     expect(pathSubject('/ops/v1/jobs/42/no-show')).toBe('job:42');
     expect(pathSubject('/booking/INT%3A7/')).toBeUndefined();
     expect(pathSubject('/marketplace/orders/INT%3A7?x=1')).toBe('order:INT:7');
+    // A reference that does not decode (a lone surrogate, as a fuzzer sent it) is the subject as written, not an error.
+    expect(pathSubject('/transfers/v1/bookings/%ED%A0%80/change_quotes/..')).toBe('booking:%ED%A0%80');
     expect(pathSubject('/transfers/v1/quotes')).toBeUndefined();
     expect(daySubject(new Date('2026-12-01T23:59:59.999Z'))).toBe('day:2026-12-01');
   });
