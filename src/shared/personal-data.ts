@@ -94,14 +94,11 @@ export function replacePersonal(value: unknown, replace: Replace, subject?: Subj
   return walk(value, replace, subject, 'none', undefined, false, subject !== undefined);
 }
 
-/**
- * Whether the value holds personal data at all (a cheap look before a copy). `publicPlace`: which places' text is a
- * public place's name (not personal).
- */
-export function holdsPersonal(value: unknown, publicPlace?: (name: string) => boolean): boolean {
+/** Whether the value holds personal data at all (a cheap look before a copy). */
+export function holdsPersonal(value: unknown): boolean {
   let found = false;
-  replacePersonal(value, (v, _subject, kind) => {
-    if (kind !== 'person' && !(kind === 'place' && typeof v === 'string' && publicPlace?.(v))) found = true;
+  replacePersonal(value, () => {
+    found = true;
     return undefined;
   });
   return found;
