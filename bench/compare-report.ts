@@ -34,10 +34,11 @@ export interface CompareReport {
   generatedAt: string;
   new: { label: string; commit: string | null };
   old: { label: string; commit: string | null };
-  settings: { rounds: number; seconds: number; warmupSeconds: number; connections: number; databases: string[] };
+  /** `scenarios`: those measured (`--scenarios`; all of COMPARED when absent, as in reports written before it). */
+  settings: { rounds: number; seconds: number; warmupSeconds: number; connections: number; databases: string[]; scenarios?: Compared[] };
   machine: { cpus: number; cpuModel: string; node: string; postgres: string };
   /** Round i of each build: `rounds.new[i]`, `rounds.old[i]`, measured back to back (new first). */
-  databases: Array<{ database: string; label: string; rounds: Record<'new' | 'old', Array<Record<Compared, Measure>>> }>;
+  databases: Array<{ database: string; label: string; rounds: Record<'new' | 'old', Array<Partial<Record<Compared, Measure>>>> }>;
   minutes: number;
   /** --new, when the new build was a commit rather than the working tree. */
   newRef?: string;
@@ -68,10 +69,24 @@ export function median(xs: number[]): number {
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
-export function summarise(d: CompareReport['databases'][number]): Summary[] {
-  return COMPARED.map((id) => {
-    const news = d.rounds.new.map((r) => r[id]);
-    const olds = d.rounds.old.map((r) => r[id]);
+/** The scenarios a report measured, in COMPARED's order. */
+export function measured(r: CompareReport): Compared[] {
+  return r.settings.scenarios ?? [...COMPARED];
+}
+
+/** `--scenarios ping,quote`: a subset of COMPARED, in its order; all of them when absent. */
+export function parseScenarios(list: string | undefined): Compared[] {
+  if (list === undefined) return [...COMPARED];
+  const asked = list.split(',').map((x) => x.trim());
+  const unknown = asked.filter((x) => !(COMPARED as readonly string[]).includes(x));
+  if (unknown.length || !asked.length) throw new Error(`--scenarios takes some of ${COMPARED.join(',')}; not ${unknown.join(',') || 'an empty list'}`);
+  return COMPARED.filter((id) => asked.includes(id));
+}
+
+export function summarise(d: CompareReport['databases'][number], scenarios: Compared[]): Summary[] {
+  return scenarios.map((id) => {
+    const news = d.rounds.new.map((r) => r[id]!);
+    const olds = d.rounds.old.map((r) => r[id]!);
     const newRps = news.map((m) => m.requestsPerSec);
     const oldRps = olds.map((m) => m.requestsPerSec);
     const all = [...news.map((m) => ({ m, who: 'new' })), ...olds.map((m) => ({ m, who: 'old' }))];
@@ -107,7 +122,7 @@ export function compareTable(r: CompareReport): string {
       '|---|--:|--:|--:|:-:|--:|--:|--:|--:|',
     );
     const notes: string[] = [];
-    for (const x of summarise(d)) {
+    for (const x of summarise(d, measured(r))) {
       const min = Math.min(...x.roundRatios);
       const max = Math.max(...x.roundRatios);
       out.push(
@@ -129,7 +144,7 @@ export function compareTable(r: CompareReport): string {
 
 /** Writes bench/results/against-<old commit>.md and .json; says whether every scenario answered as expected. */
 export function writeComparison(r: CompareReport): { ok: boolean; files: string[] } {
-  const summaries = r.databases.map((d) => ({ database: d.database, scenarios: summarise(d) }));
+  const summaries = r.databases.map((d) => ({ database: d.database, scenarios: summarise(d, measured(r)) }));
   const ok = summaries.every((d) => d.scenarios.every((x) => x.ok));
   const m = r.machine;
   const markdown = [
@@ -140,11 +155,12 @@ export function writeComparison(r: CompareReport): { ok: boolean; files: string[
     '',
     compareTable(r),
     '',
-    `Reproduce: \`npm run bench -- --against ${r.old.label}${r.newRef ? ` --new ${r.newRef}` : ''} --rounds ${r.settings.rounds} --seconds ${r.settings.seconds} --warmup ${r.settings.warmupSeconds} --databases ${r.settings.databases.join(',')}\``,
+    `Reproduce: \`npm run bench -- --against ${r.old.label}${r.newRef ? ` --new ${r.newRef}` : ''} --rounds ${r.settings.rounds} --seconds ${r.settings.seconds} --warmup ${r.settings.warmupSeconds} --databases ${r.settings.databases.join(',')}${r.settings.scenarios ? ` --scenarios ${r.settings.scenarios.join(',')}` : ''}\``,
     '',
   ].join('\n');
   fs.mkdirSync(RESULTS_DIR, { recursive: true });
-  const base = path.join(RESULTS_DIR, r.newRef ? `${r.newRef}-against-${r.old.label}` : `against-${r.old.label}`);
+  const subset = r.settings.scenarios && r.settings.scenarios.length < COMPARED.length ? `.${r.settings.scenarios.join('-')}` : '';
+  const base = path.join(RESULTS_DIR, `${r.newRef ? `${r.newRef}-against-${r.old.label}` : `against-${r.old.label}`}${subset}`);
   fs.writeFileSync(`${base}.json`, `${JSON.stringify({ ...r, summaries, ok }, null, 2)}\n`);
   fs.writeFileSync(`${base}.md`, markdown);
   return { ok, files: [`${base}.md`, `${base}.json`] };

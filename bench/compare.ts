@@ -25,7 +25,7 @@ import { BuildError, currentBuild, prepareBuild, seedBeforeStart, type Build } f
 import { COMPARED, compareTable, writeComparison, type CompareReport, type Compared, type Measure } from './compare-report';
 
 /** `new`: a commit to measure instead of the working tree (built like `against`; the same commit twice: the noise floor). */
-export type CompareOptions = Omit<BenchOptions, 'growth' | 'rounds'> & { against: string; new?: string; rounds: number };
+export type CompareOptions = Omit<BenchOptions, 'growth' | 'rounds'> & { against: string; new?: string; rounds: number; scenarios: Compared[] };
 
 const OPERATOR_TOKEN = `op_bench_${randomBytes(16).toString('hex')}`;
 const MP_KEY = 'bench-marketplace-private-key-0123456789';
@@ -119,6 +119,18 @@ async function open(build: Build, kind: 'postgres' | 'embedded', opts: CompareOp
   }
 }
 
+/** The booking replay and read work on: made once per session, by whichever of them runs first. */
+async function oneBooking(s: Session): Promise<NonNullable<Session['booking']>> {
+  if (s.booking) return s.booking;
+  const [offer] = await offerPool(s.url, s.json, 1);
+  const key = `bench-replay-${randomBytes(4).toString('hex')}`;
+  const body = { quote_id: offer[0], offer_id: offer[1], partner_reference: key, ...BOOKING_TEMPLATE };
+  const first = await call(`${s.url}/transfers/v1/bookings`, { method: 'POST', headers: { ...s.auth, 'Idempotency-Key': key }, body });
+  if (first.status !== 201) throw new Error(`booking set-up: ${first.status} ${first.text.slice(0, 300)}`);
+  s.booking = { body, key, ref: first.body.booking_ref as string };
+  return s.booking;
+}
+
 /** Each scenario's load, set up on a session (the same requests for either build). */
 const SPECS: Record<Compared, (s: Session, opts: CompareOptions) => Promise<Omit<LoadSpec, 'origin' | 'connections' | 'warmupSeconds' | 'seconds'>>> = {
   ping: async (s) => ({ method: 'GET', path: '/transfers/v1/ping', headers: s.auth, expect: { status: 200, bodyIncludes: '"ok":true' } }),
@@ -140,12 +152,7 @@ const SPECS: Record<Compared, (s: Session, opts: CompareOptions) => Promise<Omit
     };
   },
   replay: async (s) => {
-    const [offer] = await offerPool(s.url, s.json, 1);
-    const key = `bench-replay-${randomBytes(4).toString('hex')}`;
-    const body = { quote_id: offer[0], offer_id: offer[1], partner_reference: key, ...BOOKING_TEMPLATE };
-    const first = await call(`${s.url}/transfers/v1/bookings`, { method: 'POST', headers: { ...s.auth, 'Idempotency-Key': key }, body });
-    if (first.status !== 201) throw new Error(`replay set-up: ${first.status} ${first.text.slice(0, 300)}`);
-    s.booking = { body, key, ref: first.body.booking_ref as string };
+    const { body, key } = await oneBooking(s);
     return {
       method: 'POST',
       path: '/transfers/v1/bookings',
@@ -154,12 +161,10 @@ const SPECS: Record<Compared, (s: Session, opts: CompareOptions) => Promise<Omit
       expect: { status: 200, header: { name: 'Idempotent-Replayed', value: 'true' } },
     };
   },
-  read: async (s) => ({
-    method: 'GET',
-    path: `/transfers/v1/bookings/${s.booking!.ref}`,
-    headers: s.auth,
-    expect: { status: 200, bodyIncludes: `"booking_ref":"${s.booking!.ref}"` },
-  }),
+  read: async (s) => {
+    const { ref } = await oneBooking(s);
+    return { method: 'GET', path: `/transfers/v1/bookings/${ref}`, headers: s.auth, expect: { status: 200, bodyIncludes: `"booking_ref":"${ref}"` } };
+  },
   search: async () => {
     const raw = JSON.stringify(SEARCH_BODY());
     const signature = signMarketplaceRequest(`${MP_IN_URL}/search/`, raw, MP_KEY);
@@ -182,7 +187,7 @@ async function round(builds: Build[], kind: 'postgres' | 'embedded', opts: Compa
   const sessions: Session[] = [];
   try {
     for (const b of builds) sessions.push(await open(b, kind, opts));
-    for (const id of COMPARED) {
+    for (const id of opts.scenarios) {
       for (const s of sessions) {
         const spec = await SPECS[id](s, opts).catch((e: Error) => {
           throw new Error(`${s.build.role} build ${s.build.label}, ${id}: ${e.message}`);
@@ -228,17 +233,17 @@ export async function runComparison(opts: CompareOptions, log: (line: string) =>
   const builds = [fresh, old];
   const postgres = opts.databases.includes('postgres') ? await postgresVersion(opts.databaseUrl) : 'not used';
   const perRun = opts.warmupSeconds + opts.seconds + 0.5;
-  const estimate = opts.databases.length * opts.rounds * builds.length * (COMPARED.length * perRun + 8);
+  const estimate = opts.databases.length * opts.rounds * builds.length * (opts.scenarios.length * perRun + 8);
   log(
     `\n== new ${fresh.label} against old ${old.label}: ${opts.rounds} rounds, alternately (new, old, …), on ${opts.databases.map((d) => LABELS[d]).join(' and ')}; ` +
       `${opts.connections} connections, ${opts.warmupSeconds} s warm-up + ${opts.seconds} s measured per scenario; about ${Math.ceil(estimate / 60)} min ==`,
   );
   const results: CompareReport['databases'] = [];
   for (const kind of opts.databases) {
-    const rounds: Record<'new' | 'old', Array<Record<Compared, Measure>>> = { new: [], old: [] };
+    const rounds: CompareReport['databases'][number]['rounds'] = { new: [], old: [] };
     for (let i = 1; i <= opts.rounds; i += 1) {
       const sessions = await round(builds, kind, opts, `[${LABELS[kind]} · round ${i}/${opts.rounds}]`, log);
-      for (const s of sessions) rounds[s.build.role].push(s.done as Record<Compared, Measure>);
+      for (const s of sessions) rounds[s.build.role].push(s.done);
     }
     results.push({ database: kind, label: LABELS[kind], rounds });
   }
@@ -246,7 +251,14 @@ export async function runComparison(opts: CompareOptions, log: (line: string) =>
     generatedAt: new Date().toISOString(),
     new: { label: fresh.label, commit: fresh.commit },
     old: { label: old.label, commit: old.commit },
-    settings: { rounds: opts.rounds, seconds: opts.seconds, warmupSeconds: opts.warmupSeconds, connections: opts.connections, databases: opts.databases },
+    settings: {
+      rounds: opts.rounds,
+      seconds: opts.seconds,
+      warmupSeconds: opts.warmupSeconds,
+      connections: opts.connections,
+      databases: opts.databases,
+      ...(opts.scenarios.length < COMPARED.length ? { scenarios: opts.scenarios } : {}),
+    },
     machine: { cpus: os.availableParallelism(), cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown', node: process.version, postgres },
     databases: results,
     minutes: Math.round((Date.now() - t0) / 6000) / 10,

@@ -4,7 +4,7 @@
  * growth and query plans; then what an anonymous flood costs (bench/abuse.bench.ts). Prints as it goes, writes bench/results/latest.md, latest.json and ratios.svg, exits 1 if
  * a check failed. Options: BENCH_ENGINE_SECONDS, and the HTTP bench's (see bench/http.bench.ts).
  *
- * `npm run bench -- --against <commit> [--rounds N]` instead compares this tree's build with that commit's, scenario
+ * `npm run bench -- --against <commit> [--rounds N] [--scenarios LIST]` instead compares this tree's build with that commit's, scenario
  * by scenario, alternately (bench/compare.ts; `--new <commit>` measures that commit instead of this tree). `--seconds
  * S`, `--warmup S`, `--connections N` and `--databases LIST` stand for BENCH_SECONDS, BENCH_WARMUP_SECONDS,
  * BENCH_CONNECTIONS and BENCH_DATABASES, in either mode.
@@ -14,11 +14,12 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { optionsFromEnv, runHttpBench, RESULTS_DIR } from './http.bench';
 import { runComparison } from './compare';
+import { parseScenarios } from './compare-report';
 import { databaseTable, writeResults } from './report';
 import { killChildren } from './processes';
 import { runAbuseBench } from './abuse.bench';
 
-const OPTIONS = ['against', 'new', 'rounds', 'seconds', 'warmup', 'connections', 'databases'];
+const OPTIONS = ['against', 'new', 'rounds', 'scenarios', 'seconds', 'warmup', 'connections', 'databases'];
 
 function runEngineBench(): Promise<{ output: string; exitCode: number | null }> {
   const secs = process.env.BENCH_ENGINE_SECONDS;
@@ -50,9 +51,11 @@ async function main(): Promise<void> {
     args = parseArgs({ options: Object.fromEntries(OPTIONS.map((o) => [o, { type: 'string' as const }])) }).values as Record<string, string>;
     if (args.new !== undefined && args.against === undefined) throw new Error('--new goes with --against');
     if (args.rounds !== undefined && !/^[1-9]\d*$/.test(args.rounds)) throw new Error(`--rounds must be a positive integer, got ${args.rounds}`);
+    if (args.scenarios !== undefined && args.against === undefined) throw new Error('--scenarios goes with --against');
+    parseScenarios(args.scenarios);
   } catch (e) {
     console.error(
-      `bench: ${(e as Error).message}\nusage: npm run bench [-- [--against <commit> [--new <commit>] [--rounds N]] [--seconds S] [--warmup S] [--connections N] [--databases postgres,embedded]]`,
+      `bench: ${(e as Error).message}\nusage: npm run bench [-- [--against <commit> [--new <commit>] [--rounds N] [--scenarios ping,quote,…]] [--seconds S] [--warmup S] [--connections N] [--databases postgres,embedded]]`,
     );
     process.exitCode = 2;
     return;
@@ -60,7 +63,13 @@ async function main(): Promise<void> {
   const env = { seconds: 'BENCH_SECONDS', warmup: 'BENCH_WARMUP_SECONDS', connections: 'BENCH_CONNECTIONS', databases: 'BENCH_DATABASES' } as const;
   for (const [option, name] of Object.entries(env)) if (args[option] !== undefined) process.env[name] = args[option];
   if (args.against !== undefined) {
-    process.exitCode = await runComparison({ ...optionsFromEnv(), against: args.against, new: args.new, rounds: Number(args.rounds ?? 3) });
+    process.exitCode = await runComparison({
+      ...optionsFromEnv(),
+      against: args.against,
+      new: args.new,
+      rounds: Number(args.rounds ?? 3),
+      scenarios: parseScenarios(args.scenarios),
+    });
     return;
   }
   if (args.rounds !== undefined) process.env.BENCH_ROUNDS = args.rounds;
