@@ -15,6 +15,7 @@ import { createDriverSurface } from './driver/api';
 import { createDriverAppSurface, DRIVER_APP_ROOT } from './driver-app/api';
 import { createTrackingSurface, TRACKING_ROOT } from './tracking/api';
 import { createMetricsSurface } from './metrics-surface/api';
+import { createMcpSurface, MCP_PATH, PROTECTED_RESOURCE_PATHS } from './mcp/api';
 import { operationalSample, probes, readiness } from './probes';
 
 /** Requests outside every surface: 404 in the Transfers envelope, audited like everything else. */
@@ -61,6 +62,7 @@ export async function createApp(deps: Deps, opts: { operatorToken: string }) {
   const tracking = await createTrackingSurface(deps);
   const driverApp = await createDriverAppSurface(deps, { root: basePath(deps.config.publicBaseUrl) });
   const opsConsole = await createOpsConsoleSurface(deps, { root: separateOps ? '' : basePath(deps.config.publicBaseUrl) });
+  const mcp = await createMcpSurface(deps, transfers);
   const ready = readiness(deps);
   const metrics = await createMetricsSurface(deps, opts.operatorToken, operationalSample(deps, ready));
 
@@ -82,6 +84,8 @@ export async function createApp(deps: Deps, opts: { operatorToken: string }) {
   // The console sits below the API it documents: mounted first.
   app.use(CONSOLE_ROOT, pipeline(referenceConsole, deps));
   app.use('/transfers/v1', pipeline(transfers, deps));
+  // AI agents (MCP): the partner keys, the Transfers operations, as tools.
+  app.use([MCP_PATH, ...PROTECTED_RESOURCE_PATHS], pipeline(mcp, deps));
   // The driver API first: the app's mount (/driver) would otherwise see its paths.
   app.use('/driver/v1', pipeline(driver, deps));
   app.use(DRIVER_APP_ROOT, pipeline(driverApp, deps));
@@ -96,5 +100,5 @@ export async function createApp(deps: Deps, opts: { operatorToken: string }) {
     mountOps(opsApp);
     opsApp.use(pipeline(unknownOpsRoute, deps));
   }
-  return { app, opsApp, surfaces: { transfers, ops, marketplace, console: referenceConsole, opsConsole, driver, driverApp, tracking, metrics } };
+  return { app, opsApp, surfaces: { transfers, mcp, ops, marketplace, console: referenceConsole, opsConsole, driver, driverApp, tracking, metrics } };
 }

@@ -124,9 +124,12 @@ export interface Answered {
   document?: Document;
   contentType?: string;
   auditDigest?: boolean;
+  /** What the audit row keeps instead of the answer sent (see HandlerResult.auditBody). */
+  auditBody?: unknown;
 }
 
-function responseBody(r: Answered): Kept {
+function responseBody(answered: Answered): Kept {
+  const r = answered.auditBody === undefined ? answered : { ...answered, body: answered.auditBody, text: JSON.stringify(answered.auditBody) };
   const { text, document, contentType } = r;
   if (document)
     return {

@@ -100,13 +100,32 @@ export interface Surface {
   handle(ctx: RequestContext, early?: AppError): Promise<HandlerResult>;
 }
 
+/** A surface served from a contract, whose operations another surface may run (see invoke). */
+export interface ContractSurface extends Surface {
+  /**
+   * Runs one operation for a request that arrived on another surface and is already authenticated for this one
+   * (an MCP tool call runs the Transfers operation it names): the input judged against this contract, the answer
+   * in this surface's words, checked like any other. A refusal comes back as this surface's error answer.
+   */
+  invoke(ctx: RequestContext, operationId: string, input: OperationInput): Promise<HandlerResult>;
+}
+
+/** An operation's input as the contract names its parts. */
+export interface OperationInput {
+  path?: Record<string, string>;
+  query?: Record<string, unknown>;
+  /** Lower-case names. */
+  header?: Record<string, string>;
+  body?: unknown;
+}
+
 /**
  * A surface served from one OpenAPI contract. openapi-backend loads and checks the contract (strict), and compiles
  * its request and response validators; requests are routed against the contract's operations through an index
  * built once, authenticated per the operation's security requirements, validated by those compiled validators and
  * dispatched by operationId. Responses are checked against the contract unless RESPONSE_VALIDATION=off.
  */
-export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<Surface> {
+export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<ContractSurface> {
   const definition = loadContract(opts.contract);
   const api = new OpenAPIBackend({
     definition,
@@ -215,6 +234,41 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
     return out;
   }
 
+  const byOperation = new Map(routes.map((r) => [r.op.operationId!, r]));
+
+  /** The input judged against the route's validators: the call, or the refusal naming every field at fault. */
+  function judged(route: Route, input: Record<string, unknown>, headers: RequestContext['headers']): OperationCall | AppError {
+    const errors: ErrorObject[] = [];
+    for (const validate of route.validators()) if (!validate(input)) errors.push(...(validate.errors ?? []));
+    if (errors.length) {
+      const fields = fieldErrors(errors, input);
+      return invalidRequest(describeFields(fields), fields);
+    }
+    return {
+      operationId: route.op.operationId!,
+      params: input.path as Record<string, string>,
+      query: input.query as Record<string, unknown>,
+      headers,
+      body: (input as { requestBody?: unknown }).requestBody,
+    };
+  }
+
+  async function invoke(ctx: RequestContext, operationId: string, given: OperationInput): Promise<HandlerResult> {
+    const route = byOperation.get(operationId);
+    if (!route) throw new Error(`no operation ${operationId} in ${opts.contract}`);
+    const header = given.header ?? {};
+    const input: Record<string, unknown> = { path: given.path ?? {}, query: given.query ?? {}, header, cookie: {} };
+    if (given.body !== undefined) input.requestBody = given.body;
+    const call = judged(route, input, header);
+    if (call instanceof AppError) return opts.errorResult(ctx, call);
+    try {
+      return respond(ctx, route, await opts.operations[operationId](call, ctx));
+    } catch (e) {
+      if (e instanceof AppError) return opts.errorResult(ctx, e);
+      throw e;
+    }
+  }
+
   async function handle(ctx: RequestContext, early?: AppError): Promise<HandlerResult> {
     const q = ctx.url.indexOf('?');
     const pathname = q < 0 ? ctx.url : ctx.url.slice(0, q);
@@ -254,19 +308,8 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
     ctx.decodedBody = decoded;
     const input: Record<string, unknown> = { path: params, query, header, cookie: {} };
     if (decoded) input.requestBody = decoded.value;
-    const errors: ErrorObject[] = [];
-    for (const validate of route.validators()) if (!validate(input)) errors.push(...(validate.errors ?? []));
-    if (errors.length) {
-      const fields = fieldErrors(errors, input);
-      return opts.errorResult(ctx, invalidRequest(describeFields(fields), fields));
-    }
-    const call: OperationCall = {
-      operationId: route.op.operationId!,
-      params: input.path as Record<string, string>,
-      query: input.query as Record<string, unknown>,
-      headers: ctx.headers,
-      body: decoded?.value,
-    };
+    const call = judged(route, input, ctx.headers);
+    if (call instanceof AppError) return opts.errorResult(ctx, call);
     const intercepted = await opts.intercept?.(ctx);
     if (intercepted) return intercepted;
     // A refusal (AppError) propagates to the pipeline, which rolls back what the handler wrote before answering it.
@@ -280,5 +323,6 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<S
     owedAtCommit: opts.owedAtCommit,
     rateLimitedAtCommit: opts.rateLimitedAtCommit,
     handle,
+    invoke,
   };
 }

@@ -4,7 +4,7 @@ import type { Deps } from '../deps';
 import type { SaleTerms } from '../domain/terms/terms';
 
 export type SurfaceName =
-  'transfers' | 'console' | 'ops' | 'ops-console' | 'driver' | 'driver-app' | 'tracking' | 'marketplace' | 'metrics' | 'webhooks' | 'none';
+  'transfers' | 'mcp' | 'console' | 'ops' | 'ops-console' | 'driver' | 'driver-app' | 'tracking' | 'marketplace' | 'metrics' | 'webhooks' | 'none';
 export type Env = 'sandbox' | 'production';
 
 export interface AuthenticatedPartner {
@@ -83,6 +83,12 @@ export interface HandlerResult {
    * digest, not the answer, so reading the audit log never feeds on itself.
    */
   auditDigest?: boolean;
+  /**
+   * What the audit row keeps of the answer instead of the bytes sent, when those say in prose what a structured part
+   * of them holds (an MCP tool result's text, which may name the traveller): the structured part is sealed as any
+   * body is, the prose is not kept.
+   */
+  auditBody?: unknown;
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * What a partner may read of the audit log about itself: its own inbound requests on the transfers surface, in one
+ * What a partner may read of the audit log about itself: its own inbound requests (the Transfers API and MCP), in one
  * environment (the request log), and what touched one of its bookings (the booking's timeline). Every read is bound
  * to the partner, the environment and a window's start, and served by an index (audit_log_partner_requests_index,
  * audit_log_path_index, audit_log_booking_ref_index, audit_log_request_id_index: see the query-plan test).
@@ -61,7 +61,8 @@ function partnerRequests(db: Sql, scope: PartnerScope, columns: string): Knex.Qu
   const k = db.knex;
   return k('audit_log')
     .select(k.raw(columns))
-    .where({ surface: 'transfers', direction: 'inbound', partnerId: scope.partnerId, env: scope.env })
+    .whereRaw("surface in ('transfers', 'mcp')")
+    .where({ direction: 'inbound', partnerId: scope.partnerId, env: scope.env })
     .where('at', '>=', scope.since);
 }
 

@@ -23,6 +23,57 @@ export const CONSOLE_HEADER = 'x-reference-console';
 
 const UNAUTHORIZED_MESSAGE = 'A valid API key is required: send Authorization: Bearer <key> or X-Api-Key: <key>.';
 
+/**
+ * How a surface whose callers are partners with API keys authenticates, limits and commits them: the Transfers API,
+ * and the MCP server (the same keys, the same environments, the same limits).
+ */
+export function partnerKeyAccess(deps: Deps) {
+  return {
+    // Both schemes (Bearer, X-Api-Key) ask; one lookup answers them.
+    authenticate: (ctx: RequestContext) =>
+      (ctx.authenticated ??= (async () => {
+        const who = await authenticateKey(ctx.sql, presentedKey(ctx.headers), deps.clock.now(), deps.keys, ctx.freshCredentials);
+        if (!who) return false;
+        if (who.env === 'production' && ctx.headers[CONSOLE_HEADER] !== undefined) return false;
+        ctx.partner = {
+          partnerId: who.partnerId,
+          name: who.name,
+          currency: who.currency,
+          paused: who.paused,
+          keyId: who.keyId,
+          vocabulary: who.vocabulary,
+          terms: who.terms,
+          // Sandbox keys have a limit unless an operator set one (SANDBOX_RATE_PER_S, SANDBOX_BURST): what a
+          // test key can make the service store stays bounded. Production has none unless an operator sets one.
+          rateLimit: who.rateLimit ?? (who.env === 'sandbox' ? deps.config.sandboxLimit : undefined),
+          authVersion: who.authVersion,
+        };
+        ctx.env = who.env;
+        if (who.touch) ctx.owed.push(who.touch);
+        return true;
+      })()),
+    // A partner over its limit, as this instance last heard from the database: refused without a round trip.
+    admit: (ctx: RequestContext) => {
+      const limit = ctx.partner?.rateLimit;
+      if (!limit) return undefined;
+      const wait = deps.limits.emptyPartners.emptyFor(emptyKeyOf(ctx), deps.clock.now().getTime());
+      return wait > 0 ? rateLimited('partner', limit, wait) : undefined;
+    },
+    // Whatever the request did, it commits only if its key is still unrevoked and its partner as it knew it, and
+    // (when the partner has a limit) if its bucket had a token: one statement, on whichever instance.
+    owedAtCommit: (ctx: RequestContext, refused: boolean) => {
+      const p = ctx.partner;
+      if (!p) return undefined;
+      const bucket = p.rateLimit && !refused ? { scope: bucketOf(ctx), limit: p.rateLimit, now: deps.clock.now() } : undefined;
+      return keyFreshAtCommit(p.keyId, p.authVersion, bucket);
+    },
+    rateLimitedAtCommit: (ctx: RequestContext, seconds: number) => {
+      deps.limits.emptyPartners.remember(emptyKeyOf(ctx), deps.clock.now().getTime() + seconds * 1000);
+      return rateLimited('partner', ctx.partner!.rateLimit!, seconds);
+    },
+  };
+}
+
 export function createTransfersSurface(deps: Deps) {
   return createSurface(
     {
@@ -30,53 +81,12 @@ export function createTransfersSurface(deps: Deps) {
       contract: 'transfers-v1.yaml',
       apiRoot: '/transfers/v1',
       operations: operations,
-      // Both schemes (Bearer, X-Api-Key) ask; one lookup answers them.
-      authenticate: (ctx) =>
-        (ctx.authenticated ??= (async () => {
-          const who = await authenticateKey(ctx.sql, presentedKey(ctx.headers), deps.clock.now(), deps.keys, ctx.freshCredentials);
-          if (!who) return false;
-          if (who.env === 'production' && ctx.headers[CONSOLE_HEADER] !== undefined) return false;
-          ctx.partner = {
-            partnerId: who.partnerId,
-            name: who.name,
-            currency: who.currency,
-            paused: who.paused,
-            keyId: who.keyId,
-            vocabulary: who.vocabulary,
-            terms: who.terms,
-            // Sandbox keys have a limit unless an operator set one (SANDBOX_RATE_PER_S, SANDBOX_BURST): what a
-            // test key can make the service store stays bounded. Production has none unless an operator sets one.
-            rateLimit: who.rateLimit ?? (who.env === 'sandbox' ? deps.config.sandboxLimit : undefined),
-            authVersion: who.authVersion,
-          };
-          ctx.env = who.env;
-          if (who.touch) ctx.owed.push(who.touch);
-          return true;
-        })()),
+      ...partnerKeyAccess(deps),
       // The same bytes for every cause: no env, no request id, no hint of which check failed.
       unauthorized: () => new AppError('unauthorized', UNAUTHORIZED_MESSAGE),
       errorResult: transfersError,
       commonHeaders: (ctx) => ({ 'X-Service-Env': ctx?.env ?? 'none', ...(ctx?.simulated ? { 'Sandbox-Simulated': ctx.simulated } : {}) }),
       intercept: (ctx) => simulateFault(ctx),
-      // A partner over its limit, as this instance last heard from the database: refused without a round trip.
-      admit: (ctx) => {
-        const limit = ctx.partner?.rateLimit;
-        if (!limit) return undefined;
-        const wait = deps.limits.emptyPartners.emptyFor(emptyKeyOf(ctx), deps.clock.now().getTime());
-        return wait > 0 ? rateLimited('partner', limit, wait) : undefined;
-      },
-      // Whatever the request did, it commits only if its key is still unrevoked and its partner as it knew it, and
-      // (when the partner has a limit) if its bucket had a token: one statement, on whichever instance.
-      owedAtCommit: (ctx, refused) => {
-        const p = ctx.partner;
-        if (!p) return undefined;
-        const bucket = p.rateLimit && !refused ? { scope: bucketOf(ctx), limit: p.rateLimit, now: deps.clock.now() } : undefined;
-        return keyFreshAtCommit(p.keyId, p.authVersion, bucket);
-      },
-      rateLimitedAtCommit: (ctx, seconds) => {
-        deps.limits.emptyPartners.remember(emptyKeyOf(ctx), deps.clock.now().getTime() + seconds * 1000);
-        return rateLimited('partner', ctx.partner!.rateLimit!, seconds);
-      },
       decorate: (ctx, body) => (body && typeof body === 'object' && !Array.isArray(body) ? { env: ctx.env ?? null, ...body } : body),
     },
     deps,

@@ -1,0 +1,252 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ManualClock } from '../../../src/shared/clock';
+import { HOTEL, PASSENGER } from '../../support/bookings';
+import { backend } from '../../support/test-app';
+import { useTestApp } from '../../support/use-test-app';
+
+const NOW = '2026-11-21T08:00:00Z';
+
+/**
+ * AI agents through the MCP server (/mcp), driven by the official SDK's own client: the tools and their schemas,
+ * quoting with a decline an agent can correct, the confirmation step, idempotency, tokens that confirm once for one
+ * key, the operator's limits under concurrency, cancelling only after a preview, and the audit trail.
+ */
+describe(`The MCP server (${backend})`, () => {
+  const clock = new ManualClock(NOW);
+  const svc = useTestApp({ clock, partner: 'Agent Travel', resetClock: true });
+  const clients: Client[] = [];
+
+  /** Every HTTP request the SDK's clients sent, by key. */
+  const sent = new Map<string, number>();
+  async function connect(key: string): Promise<Client> {
+    const client = new Client({ name: 'test-agent', version: '1.0.0' });
+    const counting: typeof fetch = (input, init) => {
+      sent.set(key, (sent.get(key) ?? 0) + 1);
+      return fetch(input, init);
+    };
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(`${svc.app.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${key}` } }, fetch: counting }),
+    );
+    clients.push(client);
+    return client;
+  }
+  afterAll(async () => {
+    for (const c of clients) await c.close().catch(() => undefined);
+  });
+
+  const structured = (r: unknown) => (r as { structuredContent: any }).structuredContent;
+  const quoteArgs = (over: Record<string, unknown> = {}) => ({
+    pickup: { iata: 'CMB' },
+    dropoff: { name: HOTEL },
+    pickup_datetime: '2026-12-01T09:30:00+05:30',
+    passengers: { adults: 2, luggage: 2 },
+    ...over,
+  });
+  let seq = 0;
+  async function prepared(client: Client, over: Record<string, unknown> = {}) {
+    const q = structured(await client.callTool({ name: 'quote_transfer', arguments: quoteArgs() }));
+    seq += 1;
+    const r = await client.callTool({
+      name: 'prepare_booking',
+      arguments: {
+        quote_id: q.quote_id,
+        offer_id: q.offers[0].offer_id,
+        passenger: PASSENGER,
+        passengers: { adults: 2, luggage: 2 },
+        flight_number: 'UL504',
+        partner_reference: `MCP-${seq}`,
+        ...over,
+      },
+    });
+    expect(r.isError).toBeFalsy();
+    return { quote: q, prep: structured(r) };
+  }
+
+  it('lists its tools with input and output schemas and annotations, all from the contracts', async () => {
+    const client = await connect(svc.partner.testKey);
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual(
+      [
+        'amend_booking',
+        'cancel_booking',
+        'confirm_booking',
+        'find_place',
+        'get_booking',
+        'list_bookings',
+        'prepare_booking',
+        'preview_cancellation',
+        'quote_transfer',
+      ].sort(),
+    );
+    for (const t of tools) {
+      expect(t.inputSchema.type).toBe('object');
+      expect(t.outputSchema?.type).toBe('object');
+      expect(t.description!.length).toBeGreaterThan(60);
+      expect(typeof t.annotations?.readOnlyHint).toBe('boolean');
+    }
+    const quote = tools.find((t) => t.name === 'quote_transfer')!;
+    expect(quote.inputSchema.required).toEqual(['pickup', 'dropoff', 'pickup_datetime', 'passengers']);
+    expect(tools.find((t) => t.name === 'cancel_booking')!.annotations).toMatchObject({ destructiveHint: true });
+    expect(client.getServerVersion()).toMatchObject({ name: 'lanka-transfers' });
+  });
+
+  it('without a valid key, then 401 with WWW-Authenticate naming the protected resource metadata, which is served', async () => {
+    const r = await fetch(`${svc.app.url}/mcp`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(r.status).toBe(401);
+    const challenge = r.headers.get('www-authenticate')!;
+    expect(challenge).toMatch(/^Bearer resource_metadata="http.*\/\.well-known\/oauth-protected-resource\/mcp"$/);
+    expect(await r.json()).toMatchObject({ jsonrpc: '2.0', id: null, error: { code: -32001 } });
+    const meta = await fetch(`${svc.app.url}/.well-known/oauth-protected-resource/mcp`);
+    expect([meta.status, meta.status === 200 ? '' : await meta.text()]).toEqual([200, '']);
+    expect(await meta.json()).toMatchObject({ resource: expect.stringMatching(/\/mcp$/), bearer_methods_supported: ['header'] });
+    await expect(connect('svc_sk_test_nope_nope')).rejects.toThrow();
+  });
+
+  it('a decline is a normal result with its reason and hint; quoting again as hinted gives offers', async () => {
+    const client = await connect(svc.partner.testKey);
+    const tooSoon = await client.callTool({ name: 'quote_transfer', arguments: quoteArgs({ pickup_datetime: '2026-11-21T15:00:00+05:30' }) });
+    expect(tooSoon.isError).toBeFalsy();
+    const declined = structured(tooSoon).declined;
+    expect(declined).toMatchObject({ reason: 'short_notice', hint: { earliest_pickup_datetime: expect.any(String) } });
+    expect((tooSoon.content as Array<{ text: string }>)[0].text).toContain('short_notice');
+    const again = structured(
+      await client.callTool({ name: 'quote_transfer', arguments: quoteArgs({ pickup_datetime: declined.hint.earliest_pickup_datetime }) }),
+    );
+    expect(again.declined).toBeNull();
+    expect(again.offers.length).toBeGreaterThan(0);
+  });
+
+  it('prepare books nothing and summarises; confirm books once; the same idempotency key returns the same booking', async () => {
+    const client = await connect(svc.partner.testKey);
+    const { quote, prep } = await prepared(client);
+    expect(prep.confirmation_token).toMatch(/^mcpc_/);
+    expect(prep.summary).toMatchObject({
+      passenger: { first_name: 'Ayesha' },
+      price: quote.offers[0].price,
+      pickup_local: 'Tue 1 Dec 2026, 09:30 (Sri Lanka time)',
+    });
+    expect(prep.summary.cancellation).toMatch(/^Free to cancel until /);
+    expect(await svc.app.db('bookings').where({ quoteId: quote.quote_id }).first()).toBeUndefined();
+
+    const confirm = (key: string) =>
+      client.callTool({ name: 'confirm_booking', arguments: { confirmation_token: prep.confirmation_token, idempotency_key: key } });
+    const first = await confirm('agent-key-1');
+    expect(first.isError).toBeFalsy();
+    const booking = structured(first);
+    expect(booking).toMatchObject({ status: 'confirmed', price: quote.offers[0].price, passenger: { last_name: 'Perera' } });
+    const again = structured(await confirm('agent-key-1'));
+    expect(again.booking_ref).toBe(booking.booking_ref);
+    const reused = await confirm('agent-key-2');
+    expect(reused.isError).toBe(true);
+    expect(structured(reused).error).toMatchObject({ code: 'confirmation_invalid', details: { reason: 'used' } });
+    expect(await svc.app.db('bookings').where({ quoteId: quote.quote_id }).count({ n: '*' })).toEqual([{ n: expect.anything() }]);
+    expect(Number((await svc.app.db('bookings').where({ quoteId: quote.quote_id }).count({ n: '*' }))[0].n)).toBe(1);
+  });
+
+  it('an expired token, or one handed to another key, is refused and books nothing', async () => {
+    const client = await connect(svc.partner.testKey);
+    const other = await svc.ops.partnerWithKeys('Other Agents');
+    const otherClient = await connect(other.testKey);
+    const { quote, prep } = await prepared(client);
+    const stolen = await otherClient.callTool({
+      name: 'confirm_booking',
+      arguments: { confirmation_token: prep.confirmation_token, idempotency_key: 'k-other' },
+    });
+    expect(structured(stolen).error).toMatchObject({ code: 'confirmation_invalid', details: { reason: 'unknown' } });
+    clock.advance(10 * 60_000 + 1000);
+    const late = await client.callTool({ name: 'confirm_booking', arguments: { confirmation_token: prep.confirmation_token, idempotency_key: 'k-late' } });
+    expect(structured(late).error).toMatchObject({ code: 'confirmation_invalid', details: { reason: 'expired' } });
+    expect(await svc.app.db('bookings').where({ quoteId: quote.quote_id }).first()).toBeUndefined();
+  });
+
+  it('a live key books only once an operator allows it, within the amount per booking', async () => {
+    await svc.ops.vehicle('standard_car');
+    const client = await connect(svc.partner.liveKey);
+    const q = structured(await client.callTool({ name: 'quote_transfer', arguments: quoteArgs() }));
+    const args = { quote_id: q.quote_id, offer_id: q.offers[0].offer_id, passenger: PASSENGER, passengers: { adults: 2, luggage: 2 }, flight_number: 'UL504' };
+    const closed = await client.callTool({ name: 'prepare_booking', arguments: args });
+    expect(structured(closed).error).toMatchObject({ code: 'limit_exceeded', details: { limit: 'live_bookings' } });
+    await svc.app.db('agent_policies').insert({ partnerId: svc.partner.partner_id, liveBookings: true, maxBookingAmount: 1 });
+    const tooMuch = await client.callTool({ name: 'prepare_booking', arguments: args });
+    expect(structured(tooMuch).error).toMatchObject({ code: 'limit_exceeded', details: { limit: 'max_booking_amount', max: 1 } });
+    await svc.app.db('agent_policies').where({ partnerId: svc.partner.partner_id }).update({ maxBookingAmount: null });
+    const ok = await client.callTool({ name: 'prepare_booking', arguments: args });
+    expect(ok.isError).toBeFalsy();
+    const booked = await client.callTool({
+      name: 'confirm_booking',
+      arguments: { confirmation_token: structured(ok).confirmation_token, idempotency_key: 'live-1' },
+    });
+    expect(structured(booked)).toMatchObject({ env: 'production', status: 'confirmed' });
+    await svc.app.db('agent_policies').where({ partnerId: svc.partner.partner_id }).delete();
+  });
+
+  it('10 concurrent confirms against a daily amount: one total, never over, the rest refused with nothing booked', async () => {
+    const partner = await svc.ops.partnerWithKeys('Busy Agents');
+    const client = await connect(partner.testKey);
+    const preps = [];
+    for (let i = 0; i < 10; i++) preps.push((await prepared(client)).prep);
+    const price = preps[0].summary.price as number;
+    await svc.app.db('agent_policies').insert({ partnerId: partner.partner_id, maxDailyAmount: price * 3 + price / 2 });
+    const results = await Promise.all(
+      preps.map(async (p, i) => {
+        const c = await connect(partner.testKey);
+        return c.callTool({ name: 'confirm_booking', arguments: { confirmation_token: p.confirmation_token, idempotency_key: `daily-${i}` } });
+      }),
+    );
+    const booked = results.filter((r) => !r.isError);
+    const refused = results.filter((r) => r.isError).map((r) => structured(r).error);
+    expect(booked).toHaveLength(3);
+    expect(refused).toHaveLength(7);
+    for (const e of refused) expect(e).toMatchObject({ code: 'limit_exceeded', details: { limit: 'max_daily_amount' } });
+    const [day] = await svc.app.db('agent_daily_amounts').where({ partnerId: partner.partner_id });
+    expect(Number(day.amount)).toBeCloseTo(price * 3, 2);
+    const rows = await svc.app.db('bookings').where({ partnerId: partner.partner_id });
+    expect(rows).toHaveLength(3);
+  });
+
+  it('cancels only with the token its preview gave, for that booking', async () => {
+    const client = await connect(svc.partner.testKey);
+    const { prep } = await prepared(client);
+    const booking = structured(
+      await client.callTool({ name: 'confirm_booking', arguments: { confirmation_token: prep.confirmation_token, idempotency_key: `c-${seq}` } }),
+    );
+    const blind = await client.callTool({
+      name: 'cancel_booking',
+      arguments: { booking_ref: booking.booking_ref, confirmation_token: prep.confirmation_token },
+    });
+    expect(structured(blind).error).toMatchObject({ code: 'confirmation_invalid' });
+    const preview = structured(await client.callTool({ name: 'preview_cancellation', arguments: { booking_ref: booking.booking_ref } }));
+    expect(preview).toMatchObject({ cancellable: true, fee: 0, confirmation_token: expect.stringMatching(/^mcpc_/) });
+    const cancelled = await client.callTool({
+      name: 'cancel_booking',
+      arguments: { booking_ref: booking.booking_ref, confirmation_token: preview.confirmation_token },
+    });
+    expect(structured(cancelled)).toMatchObject({ booking_ref: booking.booking_ref, status: 'cancelled' });
+    const twice = await client.callTool({
+      name: 'cancel_booking',
+      arguments: { booking_ref: booking.booking_ref, confirmation_token: preview.confirmation_token },
+    });
+    expect(structured(twice).error).toMatchObject({ code: 'confirmation_invalid', details: { reason: 'used' } });
+  });
+
+  it('unknown tools and bad arguments are JSON-RPC errors; every call has one audit row, in the request log, the traveller sealed', async () => {
+    const partner = await svc.ops.partnerWithKeys('Audited Agents');
+    const client = await connect(partner.testKey);
+    await expect(client.callTool({ name: 'book_everything', arguments: {} })).rejects.toThrow(/Unknown tool/);
+    await expect(client.callTool({ name: 'quote_transfer', arguments: { pickup: 'CMB' } })).rejects.toThrow(/Invalid arguments/);
+    await prepared(client);
+    const rows = await svc.app.db('audit_log').where({ surface: 'mcp', partnerId: partner.partner_id });
+    // initialize, initialized, the SDK's tools/list, 2 refused calls, quote, prepare: each request one row
+    expect(rows.length).toBe(sent.get(partner.testKey));
+    expect(rows.length).toBeGreaterThanOrEqual(6);
+    for (const r of rows) expect(JSON.stringify(r)).not.toContain(PASSENGER.email);
+    const log = await svc.call('GET', '/transfers/v1/requests?limit=50', { key: partner.testKey });
+    expect(log.status).toBe(200);
+    expect(log.body.data.filter((x: { path: string }) => x.path === '/mcp')).toHaveLength(rows.length);
+  });
+});
