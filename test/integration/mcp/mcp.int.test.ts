@@ -35,6 +35,11 @@ describe(`The MCP server (${backend})`, () => {
     for (const c of clients) await c.close().catch(() => undefined);
   });
 
+  const policy = async (partnerId: string, body: Record<string, unknown>) => {
+    const r = await svc.ops.call('PUT', `/partners/${partnerId}/agent-policy`, { body });
+    expect(r.status).toBe(200);
+    return r;
+  };
   const structured = (r: unknown) => (r as { structuredContent: any }).structuredContent;
   const quoteArgs = (over: Record<string, unknown> = {}) => ({
     pickup: { iata: 'CMB' },
@@ -171,10 +176,11 @@ describe(`The MCP server (${backend})`, () => {
     const args = { quote_id: q.quote_id, offer_id: q.offers[0].offer_id, passenger: PASSENGER, passengers: { adults: 2, luggage: 2 }, flight_number: 'UL504' };
     const closed = await client.callTool({ name: 'prepare_booking', arguments: args });
     expect(structured(closed).error).toMatchObject({ code: 'limit_exceeded', details: { limit: 'live_bookings' } });
-    await svc.app.db('agent_policies').insert({ partnerId: svc.partner.partner_id, liveBookings: true, maxBookingAmount: 1 });
+    const set = await policy(svc.partner.partner_id, { enabled: true, live_bookings: true, max_booking_amount: 1 });
+    expect(set.body).toMatchObject({ live_bookings: true, max_booking_amount: 1, max_daily_amount: null, updated_by: 'bootstrap' });
     const tooMuch = await client.callTool({ name: 'prepare_booking', arguments: args });
     expect(structured(tooMuch).error).toMatchObject({ code: 'limit_exceeded', details: { limit: 'max_booking_amount', max: 1 } });
-    await svc.app.db('agent_policies').where({ partnerId: svc.partner.partner_id }).update({ maxBookingAmount: null });
+    await policy(svc.partner.partner_id, { enabled: true, live_bookings: true, max_booking_amount: null });
     const ok = await client.callTool({ name: 'prepare_booking', arguments: args });
     expect(ok.isError).toBeFalsy();
     const booked = await client.callTool({
@@ -182,7 +188,9 @@ describe(`The MCP server (${backend})`, () => {
       arguments: { confirmation_token: structured(ok).confirmation_token, idempotency_key: 'live-1' },
     });
     expect(structured(booked)).toMatchObject({ env: 'production', status: 'confirmed' });
-    await svc.app.db('agent_policies').where({ partnerId: svc.partner.partner_id }).delete();
+    const after = await svc.ops.call('GET', `/partners/${svc.partner.partner_id}/agent-policy`);
+    expect(after.body.booked_today.production).toEqual({ amount: structured(booked).price, bookings: 1 });
+    await policy(svc.partner.partner_id, { enabled: true, live_bookings: false });
   });
 
   it('10 concurrent confirms against a daily amount: one total, never over, the rest refused with nothing booked', async () => {
@@ -191,7 +199,7 @@ describe(`The MCP server (${backend})`, () => {
     const preps = [];
     for (let i = 0; i < 10; i++) preps.push((await prepared(client)).prep);
     const price = preps[0].summary.price as number;
-    await svc.app.db('agent_policies').insert({ partnerId: partner.partner_id, maxDailyAmount: price * 3 + price / 2 });
+    await policy(partner.partner_id, { enabled: true, live_bookings: false, max_daily_amount: price * 3 + price / 2 });
     const results = await Promise.all(
       preps.map(async (p, i) => {
         const c = await connect(partner.testKey);
@@ -207,6 +215,25 @@ describe(`The MCP server (${backend})`, () => {
     expect(Number(day.amount)).toBeCloseTo(price * 3, 2);
     const rows = await svc.app.db('bookings').where({ partnerId: partner.partner_id });
     expect(rows).toHaveLength(3);
+  });
+
+  it('an operator can close agents off: acting tools refuse with limit_exceeded, reading stays open; a bad or unknown policy is refused', async () => {
+    const partner = await svc.ops.partnerWithKeys('Closed Agents');
+    await policy(partner.partner_id, { enabled: false, live_bookings: false });
+    const client = await connect(partner.testKey);
+    const q = structured(await client.callTool({ name: 'quote_transfer', arguments: quoteArgs() }));
+    expect(q.offers.length).toBeGreaterThan(0);
+    const r = await client.callTool({
+      name: 'prepare_booking',
+      arguments: { quote_id: q.quote_id, offer_id: q.offers[0].offer_id, passenger: PASSENGER, passengers: { adults: 2 }, flight_number: 'UL504' },
+    });
+    expect(structured(r).error).toMatchObject({ code: 'limit_exceeded', details: { limit: 'enabled' } });
+    const bad = await svc.ops.call('PUT', `/partners/${partner.partner_id}/agent-policy`, {
+      body: { enabled: true, live_bookings: true, max_daily_amount: -5 },
+    });
+    expect(bad.status).toBe(400);
+    const unknown = await svc.ops.call('PUT', '/partners/ptn_nobody/agent-policy', { body: { enabled: true, live_bookings: true } });
+    expect(unknown.status).toBe(404);
   });
 
   it('cancels only with the token its preview gave, for that booking', async () => {

@@ -1,4 +1,5 @@
 import { getOpsPing } from './ping';
+import { getAgentPolicy, putAgentPolicy } from './agent-policy';
 import {
   createPartner,
   getPartner,
@@ -51,6 +52,8 @@ export const operations = {
   pausePartner,
   resumePartner,
   putPartnerRateLimit,
+  getAgentPolicy,
+  putAgentPolicy,
   getPartnerTerms,
   putPartnerTerms,
   getPartnerStatement,
