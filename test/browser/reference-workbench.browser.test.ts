@@ -12,6 +12,8 @@ import { systemClock } from '../../src/shared/clock';
  */
 /** A phone's width, as the issue names it (the console must be usable there). */
 const PHONE = { width: 375, height: 812 };
+/** A tablet held upright: wider than the phone layout, narrower than a desktop's. */
+const TABLET = { width: 820, height: 1180 };
 /** Three days ahead, at 09:30 in Colombo (the audit log stamps rows with real time, so this file's clock is real too). */
 const pickup = () => `${new Date(Date.now() + 3 * 86_400_000).toISOString().slice(0, 10)}T09:30:00+05:30`;
 /** An element as the page shows it (the tests' types have no DOM). */
@@ -62,6 +64,32 @@ describeInBrowser(`Reference console workbench: your requests, webhooks, a booki
     await page.setViewportSize(DESKTOP);
     return overflow;
   }
+
+  /** What the screen shows with `selector` scrolled to its top (a part of a long page, to look at). */
+  async function shotAt(page: Page, selector: string, name: string) {
+    await page.locator(selector).evaluate((el: any) => el.scrollIntoView({ block: 'start' }));
+    await screenshot(page, name);
+  }
+
+  /**
+   * How far a table reaches past the right edge of its card's content box (`table`, in px), how far the card scrolls
+   * sideways (`card`: its scrollWidth past its width), and how far the page does (`page`): 0 each when it fits.
+   */
+  const spill = (page: Page, table: string) =>
+    page.locator(table).evaluate((t: any) => {
+      const g = globalThis as any;
+      const card = t.closest('.card');
+      const style = g.getComputedStyle(card);
+      const cardRight = card.getBoundingClientRect().right - parseFloat(style.paddingRight) - parseFloat(style.borderRightWidth);
+      const overflow = (n: any): number => Math.max(0, n.scrollWidth - n.clientWidth);
+      let inner = overflow(card);
+      for (let n = t.parentElement; n && n !== card; n = n.parentElement) inner = Math.max(inner, overflow(n));
+      return {
+        table: Math.max(0, Math.ceil(t.getBoundingClientRect().right - cardRight)),
+        card: inner,
+        page: Math.max(0, g.document.documentElement.scrollWidth - g.innerWidth),
+      };
+    });
 
   it('when a partner quotes, books and sends a bad request, then "Your requests" lists them newest first, filters, pages and opens the refused exchange', async () => {
     // Older traffic first (22 pings), then a quote, a booking and a refused quote.
@@ -220,6 +248,38 @@ describeInBrowser(`Reference console workbench: your requests, webhooks, a booki
       await w.page.fill('#deliveries-booking', ref.toLowerCase());
       await w.page.click('#deliveries-filter button[type="submit"]');
       await textSoon(w.page.locator('#deliveries-note'), /^2 deliveries/);
+
+      // The widest rows a partner sees: a second endpoint that refuses every delivery (a receiver that does not know
+      // its secret answers 400), and a booking moved through the ride, so long event names, a last error and a
+      // next attempt share a row.
+      const refusing = await h.receiver();
+      expect((await h.call('POST', '/transfers/v1/webhook_endpoints', { key, body: { url: `${refusing.url}/refuses/every/delivery` } })).status).toBe(201);
+      const ride = await bookTransfer(h.call, key, pickup());
+      for (const to of ['driver_assigned', 'driver_en_route', 'driver_arrived', 'passenger_on_board'])
+        expect((await h.call('POST', `/transfers/v1/test_helpers/bookings/${ride.booking_ref}/advance`, { key, body: { to } })).status).toBe(200);
+      for (let pass = 0; pass < 10 && rx.deliveries.length < 7; pass++) await h.deliver();
+      await rx.waitFor((d) => d.length === 7);
+      expect(refusing.deliveries.length).toBeGreaterThan(0);
+      await w.page.selectOption('#deliveries-endpoint', '');
+      await w.page.fill('#deliveries-booking', '');
+      await w.page.click('#deliveries-filter button[type="submit"]');
+      await textSoon(w.page.locator('#deliveries-note'), /^12 deliveries, newest first\.$/);
+      const wide = await cells(w.page, '#deliveries-body');
+      expect(wide.some((r) => /^booking\.passenger_on_board #5/.test(r[1]))).toBe(true);
+      expect(wide.some((r) => /^400\s*the endpoint answered 400$/.test(r[6]) && LOCAL_TIME.test(r[7]))).toBe(true);
+      // At 1280×800 the deliveries table stays inside its card: no column spills past the card's edge, nothing to
+      // scroll sideways within it, and the page does not scroll sideways.
+      expect(await spill(w.page, '.wb-deliveries')).toEqual({ table: 0, card: 0, page: 0 });
+      await shotAt(w.page, 'section:has(#deliveries-title)', 'reference-workbench-deliveries-desktop');
+      // Narrower (a tablet's 820 px), the table may scroll inside its card, but the page does not scroll sideways; on
+      // a phone each delivery is a block of labelled lines, inside the card.
+      await w.page.setViewportSize(TABLET);
+      expect((await spill(w.page, '.wb-deliveries')).page).toBe(0);
+      await shotAt(w.page, 'section:has(#deliveries-title)', 'reference-workbench-deliveries-tablet');
+      await w.page.setViewportSize(PHONE);
+      expect(await spill(w.page, '.wb-deliveries')).toEqual({ table: 0, card: 0, page: 0 });
+      await shotAt(w.page, '#deliveries-body', 'reference-workbench-deliveries-phone');
+      await w.page.setViewportSize(DESKTOP);
 
       await w.page.evaluate('window.scrollTo(0, 0)');
       await screenshot(w.page, 'reference-workbench-webhooks-desktop', true);

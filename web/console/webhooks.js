@@ -16,6 +16,15 @@ const BOOKING_EVENTS = 10;
 /** The endpoint's events, without their common "booking." prefix. @param {Schemas['WebhookEndpoint']} e */
 const eventsOf = (e) => (e.events.length >= BOOKING_EVENTS ? 'all booking events' : e.events.map((t) => t.replace(/^booking\./, '')).join(', '));
 
+/**
+ * An event type, its namespace ("booking.") apart: a phone may break the line after it (console-workbench-detail.css).
+ * @param {string} type
+ */
+const eventType = (type) => {
+  const dot = type.lastIndexOf('.') + 1;
+  return dot ? [h('span', { class: 'wb-ns' }, type.slice(0, dot)), type.slice(dot)] : type;
+};
+
 /** A delivery's state: delivered (green), pending (amber), failed (red). @param {Schemas['Delivery']['status']} status */
 const deliveryBadge = (status) => h('span', { class: 'wb-state wb-state-' + status }, status);
 
@@ -74,7 +83,11 @@ export function webhooksPanel() {
       'tr',
       { 'data-delivery-id': d.delivery_id },
       cell('Created', timeOf(d.created_at)),
-      cell('Event', h('span', { class: 'wb-nowrap' }, d.type + (d.sequence === null ? '' : ' #' + d.sequence)), h('small', { class: 'wb-id' }, d.event_id)),
+      cell(
+        'Event',
+        h('span', { class: 'wb-nowrap' }, eventType(d.type), d.sequence === null ? '' : ' #' + d.sequence),
+        h('small', { class: 'wb-id' }, d.event_id),
+      ),
       cell('Booking', d.booking_ref ? timelineLink(d.booking_ref) : '—'),
       cell('Endpoint', h('code', { class: 'wb-nowrap' }, d.endpoint_id)),
       cell('Status', deliveryBadge(d.status), d.delivered_at ? h('small', { class: 'wb-sub' }, timeOf(d.delivered_at)) : null),

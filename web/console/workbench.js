@@ -105,12 +105,16 @@ export function localTime(iso) {
   return day + ' ' + time + ' UTC' + (offset < 0 ? '-' : '+') + pad(Math.floor(a / 60)) + ':' + pad(a % 60);
 }
 
-/** A <time> for an instant: local time, the offset in a quieter type; the instant in UTC on hover. @param {string} iso */
+/**
+ * A <time> for an instant: local time, the offset in a quieter type; the instant in UTC on hover. The date, the time
+ * and the offset never break inside, only between them (a narrow column shows the date above the time).
+ * @param {string} iso
+ */
 export function timeOf(iso) {
-  const text = localTime(iso);
-  const at = text.lastIndexOf(' UTC');
-  if (at < 0) return h('time', { datetime: iso, title: iso, class: 'wb-time' }, text);
-  return h('time', { datetime: iso, title: iso, class: 'wb-time' }, h('span', {}, text.slice(0, at)), ' ', h('span', { class: 'wb-tz' }, text.slice(at + 1)));
+  const parts = localTime(iso).split(' ');
+  if (parts.length !== 3) return h('time', { datetime: iso, title: iso, class: 'wb-time' }, parts.join(' '));
+  const [day, clock, zone] = parts;
+  return h('time', { datetime: iso, title: iso, class: 'wb-time' }, h('span', {}, day), ' ', h('span', {}, clock), ' ', h('span', { class: 'wb-tz' }, zone));
 }
 
 /** A status code, coloured by its class (2xx green, 3xx blue, 4xx amber, 5xx red); null: no answer was sent. @param {number | null | undefined} status */

@@ -8,6 +8,7 @@ import { ROOT_DIR } from '../../shared/paths';
 import type { OperationCall, RequestContext } from '../types';
 import type { ReplyOf } from '../contract-types';
 import { asset, ASSET_CACHE_SECONDS, assetTable, basePath, escapeHtml, PAGE_CSP, pageAsset, serveAsset, type Asset } from '../documents';
+import { loadContract } from '../surface';
 
 type ConsoleHandler<O extends keyof Ops> = (call: OperationCall<unknown, Record<string, string>>, ctx: RequestContext) => Promise<ReplyOf<Ops, O>>;
 
@@ -43,7 +44,7 @@ export function consoleOperations(deps: Deps) {
   const page200 = (a: Asset, ctx: RequestContext) => serveAsset(a, ctx.headers['accept-encoding'], { headers: { 'Content-Security-Policy': PAGE_CSP } });
 
   const getConsole: ConsoleHandler<'getConsole'> = async (_call, ctx) => {
-    page ??= pageAsset('web/console/console.html', root);
+    page ??= consolePage(root);
     return page200(page, ctx);
   };
 
@@ -65,6 +66,41 @@ export function consoleOperations(deps: Deps) {
 
   return { getConsole, getGuide, getGuideTopic, getConsoleAsset };
 }
+
+/** The console's page: web/console/console.html for this deployment, naming the sandbox helper's targets. */
+function consolePage(root: string): Asset {
+  const html = pageAsset('web/console/console.html', root).plain.toString('utf8');
+  const targets = advanceTargets().map((t) => `<code>${escapeHtml(t)}</code>`);
+  const list = targets.length > 1 ? `${targets.slice(0, -1).join(', ')} or ${targets[targets.length - 1]}` : targets.join('');
+  return asset(Buffer.from(html.replaceAll('{{advance_targets}}', list)), 'text/html; charset=utf-8');
+}
+
+const ADVANCE_PATH = '/test_helpers/bookings/{booking_ref}/advance';
+
+/**
+ * The states the sandbox helper `POST /test_helpers/bookings/{booking_ref}/advance` moves a booking to, in order: the
+ * enum of its `to` in the Transfers contract, so the console lists exactly what the API takes.
+ */
+export function advanceTargets(): string[] {
+  const contract: unknown = loadContract('transfers-v1.yaml');
+  /** A member of an object of the contract, following a local `$ref` (`#/components/…`) where there is one. */
+  const step = (node: unknown, key: string): unknown => {
+    for (let hops = 0; hops < 10 && isObject(node) && typeof node.$ref === 'string'; hops++)
+      node = node.$ref
+        .replace(/^#\//, '')
+        .split('/')
+        .map((k) => k.replaceAll('~1', '/').replaceAll('~0', '~'))
+        .reduce<unknown>((n, k) => (isObject(n) ? n[k] : undefined), contract);
+    return isObject(node) ? node[key] : undefined;
+  };
+  const keys = ['paths', ADVANCE_PATH, 'post', 'requestBody', 'content', 'application/json', 'schema', 'properties', 'to', 'enum'];
+  const targets = keys.reduce(step, contract);
+  if (!Array.isArray(targets) || !targets.length || !targets.every((t): t is string => typeof t === 'string'))
+    throw new Error(`contracts/transfers-v1.yaml: no enum of \`to\` for POST ${ADVANCE_PATH}`);
+  return targets;
+}
+
+const isObject = (n: unknown): n is Record<string, unknown> => typeof n === 'object' && n !== null;
 
 /**
  * A guide document as a page: Markdown rendered by marked, links between the guide's documents (`webhooks.md`)
