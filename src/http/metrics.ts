@@ -112,7 +112,7 @@ export class Metrics {
   });
   private readonly privacyRows = new Counter({
     name: 'privacy_retention_rows_total',
-    help: 'Rows the privacy retention pass changed, by kind: bookings_erased, orders_erased, positions (deleted), last_positions (forgotten), audit_bodies (replaced by their digest), data_keys (destroyed), bookings_deleted, orders_deleted (financial retention).',
+    help: "Rows the privacy retention pass changed, by kind: bookings_erased, orders_erased, positions (deleted), last_positions (forgotten), audit_bodies (replaced by their digest), data_keys (destroyed), bookings_deleted, orders_deleted (financial retention), agent_confirmations (AI agents' tokens, an hour after expiry).",
     labelNames: ['kind'] as const,
     registers: [this.registry],
   });

@@ -24,8 +24,9 @@ const at = (minutesFromPickup: number) => new Date(PICKUP + minutesFromPickup * 
 /**
  * The privacy retention pass (domain/privacy/retention.ts), with the default settings: a traveller's data erased 90
  * days after the ride (or the cancellation), the ride's track after 30, the audit bodies after 30 (each row keeps its
- * digest), the financial lines after 10 years. One story moves the service's clock on: a booking cancelled, a ride
- * driven with the driver's positions, a marketplace order cancelled.
+ * digest), the financial lines after 10 years, AI agents' confirmation tokens an hour after they expire. One story
+ * moves the service's clock on: a booking cancelled, a ride driven with the driver's positions, a marketplace order
+ * cancelled.
  */
 describe(`The privacy retention pass (${backend})`, () => {
   const clock = new ManualClock(new Date(T0));
@@ -270,6 +271,30 @@ describe(`The privacy retention pass (${backend})`, () => {
     ).toBe(0);
     // The audit log keeps every row (its months are dropped whole, AUDIT_RETENTION_MONTHS).
     expect(await auditRows()).toBe(audit);
+  });
+
+  it("when an AI agent's confirmation token expired over an hour ago, then the pass deletes it; one expired since, and one still valid, stay", async () => {
+    const start = clock.now().getTime();
+    const { partner_id, testKeyId } = svc.partner;
+    const request = JSON.stringify({ passenger: { first_name: 'Agnes', last_name: 'Agent' } });
+    for (const [hash, expiresAt] of [
+      ['ret-old', start + 10 * 60_000],
+      ['ret-recent', start + 2 * HOUR + 60_000],
+      ['ret-live', start + 4 * HOUR],
+    ] as const) {
+      await svc.app.db.raw(
+        `insert into agent_confirmations (token_hash, partner_id, env, key_id, kind, request, expires_at)
+         values (?, ?, 'sandbox', ?, 'book', ?::jsonb, ?)`,
+        [hash, partner_id, testKeyId, request, new Date(expiresAt)],
+      );
+    }
+    // Three hours on: the first expired 2 h 50 min ago, the second 59 minutes ago; the third is valid an hour more.
+    clock.set(new Date(start + 3 * HOUR));
+    const r = await pass();
+    expect(r).toMatchObject({ caughtUp: true, rows: { agent_confirmations: 1 } });
+    const kept = await rows<{ token_hash: string }>(`select token_hash from agent_confirmations where token_hash like 'ret-%' order by token_hash`);
+    expect(kept.map((k) => k.token_hash)).toEqual(['ret-live', 'ret-recent']);
+    expect(await scrape()).toMatch(/privacy_retention_rows_total\{kind="agent_confirmations"\} 1\b/);
   });
 });
 
