@@ -15,6 +15,8 @@ import { accessRefusal, outputSchemaOf, TOOLS, type Tool } from './tools';
 export const MCP_PATH = '/mcp';
 export const PROTECTED_RESOURCE_PATHS = ['/.well-known/oauth-protected-resource', '/.well-known/oauth-protected-resource/mcp'];
 
+/** Protocol servers kept at rest for reuse (at most; more are made when more requests run at once). */
+const IDLE_SERVERS = 16;
 const SERVER_INFO = { name: 'lanka-transfers', title: 'Lanka Transfers', version: '1.0.0' };
 const INSTRUCTIONS =
   'Private airport and intercity transfers in Sri Lanka. Quote with quote_transfer (find_place helps with names), then prepare_booking and show its summary to the human; book with confirm_booking only after they agree. Cancelling works the same way: preview_cancellation, then cancel_booking. A sandbox key books in the sandbox only.';
@@ -95,11 +97,12 @@ export async function createMcpSurface(deps: Deps, transfers: ContractSurface) {
     throw new AppError('method_not_allowed', 'This MCP server is stateless: POST each JSON-RPC message to /mcp (no event stream, no session to end).');
   };
 
-  async function postMcp(call: OperationCall, ctx: RequestContext): Promise<HandlerResult> {
-    const session = new ToolSession(ctx, transfers);
+  /** The protocol server: its handlers read the request's session from the transport's authInfo (see postMcp). */
+  function protocolServer(): Server {
     const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
     server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: listed() }));
-    server.setRequestHandler(CallToolRequestSchema, async (req) => {
+    server.setRequestHandler(CallToolRequestSchema, async (req, extra) => {
+      const session = extra.authInfo?.extra?.session as ToolSession;
       const tool = byName.get(req.params.name);
       if (!tool) throw new McpError(ErrorCode.InvalidParams, `Unknown tool ${req.params.name}: tools/list names the tools.`);
       const args = req.params.arguments ?? {};
@@ -111,6 +114,15 @@ export async function createMcpSurface(deps: Deps, transfers: ContractSurface) {
       const refused = await accessRefusal(tool, session);
       return toolResult(refused ?? (await tool.run(args, session)));
     });
+    return server;
+  }
+  // Protocol servers at rest, reused one request at a time (making one costs more than the rest of a tools/list); a
+  // transport is made per request, as the SDK's stateless mode requires.
+  const idle: Server[] = [];
+
+  async function postMcp(call: OperationCall, ctx: RequestContext): Promise<HandlerResult> {
+    const session = new ToolSession(ctx, transfers);
+    const server = idle.pop() ?? protocolServer();
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     await server.connect(transport);
     try {
@@ -119,17 +131,16 @@ export async function createMcpSurface(deps: Deps, transfers: ContractSurface) {
         const v = ctx.headers[name];
         if (typeof v === 'string') headers.set(name, v);
       }
-      const response = await transport.handleRequest(new Request(`http://mcp.invalid${MCP_PATH}`, { method: 'POST', headers }), { parsedBody: call.body });
+      const response = await transport.handleRequest(new Request(`http://mcp.invalid${MCP_PATH}`, { method: 'POST', headers }), {
+        parsedBody: call.body,
+        authInfo: { token: '', clientId: ctx.partner!.partnerId, scopes: [], extra: { session } },
+      });
       const text = await response.text();
       const body: unknown = text ? JSON.parse(text) : undefined;
-      const kept: Record<string, string> = {};
-      for (const name of ['mcp-session-id', 'allow']) {
-        const v = response.headers.get(name);
-        if (v) kept[name] = v;
-      }
-      return session.committing({ status: response.status, rawBody: text, body, headers: kept, auditBody: audited(body) });
+      return session.committing({ status: response.status, rawBody: text, body, auditBody: audited(body) });
     } finally {
       await server.close();
+      if (idle.length < IDLE_SERVERS) idle.push(server);
     }
   }
 
