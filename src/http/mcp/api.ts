@@ -4,6 +4,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { AppError } from '../../shared/errors';
+import { isLockTimeout } from '../../data/errors';
 import type { Deps } from '../../deps';
 import { ERROR_STATUS, errorHeaders } from '../errors';
 import { createSurface, type ContractSurface } from '../surface';
@@ -42,6 +43,28 @@ function argumentChecks(): Map<string, ValidateFunction> {
   const ajv = new Ajv({ allErrors: true, strict: false });
   addFormats(ajv);
   return new Map(TOOLS.map((t) => [t.name, ajv.compile(t.inputSchema)]));
+}
+
+/**
+ * A tool's answer, whatever happened: a refusal the service raised (a database that stopped answering) is the
+ * tool's error with its code; anything else is a bug, logged, and answered `internal_error` with nothing of it (a
+ * thrown error would reach the client as the SDK's JSON-RPC error with its message). Either way what the tool wrote
+ * so far is rolled back.
+ */
+async function ran(tool: Tool, args: Record<string, unknown>, session: ToolSession): Promise<ToolAnswer> {
+  try {
+    return (await accessRefusal(tool, session)) ?? (await tool.run(args, session));
+  } catch (e) {
+    await session.abandon();
+    if (e instanceof AppError) return { error: { code: e.code, message: e.message, details: e.details } };
+    const { logger } = session.ctx.deps;
+    if (isLockTimeout(e)) {
+      logger.warn({ err: e, requestId: session.ctx.requestId, tool: tool.name }, 'a row stayed locked past lock_timeout: the tool answered service_unavailable');
+      return { error: { code: 'service_unavailable', message: 'The service is busy; retry with the same idempotency key.', details: {} } };
+    }
+    logger.error({ err: e, requestId: session.ctx.requestId, tool: tool.name }, 'unhandled error in an MCP tool');
+    return { error: { code: 'internal_error', message: 'An internal error occurred; it has been logged.', details: {} } };
+  }
 }
 
 /** The tools as tools/list serves them: schemas from the contracts, annotations saying what each does. */
@@ -111,8 +134,7 @@ export async function createMcpSurface(deps: Deps, transfers: ContractSurface) {
         const where = (check.errors ?? []).map((e) => `${e.instancePath || '(arguments)'} ${e.message ?? ''}`.trim()).slice(0, 10);
         throw new McpError(ErrorCode.InvalidParams, `Invalid arguments for ${tool.name}: ${where.join('; ')}`);
       }
-      const refused = await accessRefusal(tool, session);
-      return toolResult(refused ?? (await tool.run(args, session)));
+      return toolResult(await ran(tool, args, session));
     });
     return server;
   }

@@ -153,6 +153,32 @@ describe(`The MCP server (${backend})`, () => {
     expect(Number((await svc.app.db('bookings').where({ quoteId: quote.quote_id }).count({ n: '*' }))[0].n)).toBe(1);
   });
 
+  it('finds places, reads, lists and amends bookings, each result valid against its outputSchema', async () => {
+    const client = await connect(svc.partner.testKey);
+    const kandy = structured(await client.callTool({ name: 'find_place', arguments: { query: 'kandy' } }));
+    expect(kandy.places[0]).toMatchObject({ name: 'Kandy', kind: expect.any(String), as_place: { name: 'Kandy' } });
+    const airport = structured(await client.callTool({ name: 'find_place', arguments: { query: 'CMB' } }));
+    expect(airport.places[0]).toMatchObject({ kind: 'airport', iata: 'CMB', as_place: { iata: 'CMB' } });
+    const nowhere = await client.callTool({ name: 'find_place', arguments: { query: 'Atlantis Grand Hotel' } });
+    expect(structured(nowhere).places).toEqual([]);
+    expect((nowhere.content as Array<{ text: string }>)[0].text).toMatch(/^No place in Sri Lanka matches/);
+
+    const { prep } = await prepared(client);
+    const booking = structured(
+      await client.callTool({ name: 'confirm_booking', arguments: { confirmation_token: prep.confirmation_token, idempotency_key: `read-${seq}` } }),
+    );
+    const read = structured(await client.callTool({ name: 'get_booking', arguments: { booking_ref: booking.booking_ref } }));
+    expect(read).toMatchObject({ booking_ref: booking.booking_ref, version: 1 });
+    const listed = structured(await client.callTool({ name: 'list_bookings', arguments: { from: '2026-12-01', to: '2026-12-01', status: 'confirmed' } }));
+    expect(listed.bookings.map((b: { booking_ref: string }) => b.booking_ref)).toContain(booking.booking_ref);
+    const amended = structured(
+      await client.callTool({ name: 'amend_booking', arguments: { booking_ref: booking.booking_ref, changes: { notes: 'Sign: Perera family' } } }),
+    );
+    expect(amended).toMatchObject({ version: 2, notes: 'Sign: Perera family' });
+    const unknown = await client.callTool({ name: 'get_booking', arguments: { booking_ref: 'ZZZZ9999' } });
+    expect(structured(unknown).error).toMatchObject({ code: 'not_found' });
+  });
+
   it('an expired token, or one handed to another key, is refused and books nothing', async () => {
     const client = await connect(svc.partner.testKey);
     const other = await svc.ops.partnerWithKeys('Other Agents');
