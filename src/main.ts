@@ -1,5 +1,6 @@
 import { ConfigError, loadConfig } from './config/env';
 import { launch } from './launch';
+import { writeListening } from './cli/listening';
 import { makeLogger } from './shared/logger';
 
 async function main() {
@@ -26,6 +27,15 @@ async function main() {
   });
   const { running, banner } = await launch(config, logger);
   console.log(banner);
+  // Outside production, where this service listens, for the operator CLI and certify run in another shell without
+  // its PORT: DATA_DIR/listening.json, removed when the process exits (src/cli/listening.ts).
+  if (config.nodeEnv !== 'production' && !config.dataDir.startsWith('memory://')) {
+    try {
+      process.on('exit', writeListening(config.dataDir, running));
+    } catch (err) {
+      logger.warn({ err }, 'could not write listening.json: the operator CLI and certify need --base-url or PORT');
+    }
+  }
 
   const shutdown = (signal: string) => {
     logger.info({ signal }, 'draining and shutting down');

@@ -6,13 +6,25 @@ import { apiBaseUrl, createPartnerClient, type FetchLike, type RetryPolicy } fro
 import { certificationFlows, type FlowContext, type RequirementResult } from './flows';
 import { escapeHtml, REPORT_CSS } from './report-html';
 import { renderTrafficSummary, trafficReport, TrafficReportError } from './traffic-report';
+import { listeningFile, readListening } from '../../src/cli/listening';
 
 export { escapeHtml };
 
-/** Where the service is by default: PUBLIC_BASE_URL, else this machine on PORT (3000), as `npm start` listens. */
-export function defaultBaseUrl(env: Record<string, string | undefined> = process.env): string {
-  return env.PUBLIC_BASE_URL || `http://127.0.0.1:${env.PORT || 3000}`;
+/**
+ * Where the service is by default, and where that came from (said when nothing answers there): PUBLIC_BASE_URL, else
+ * this machine on PORT, else where a local `npm start` said it listens (DATA_DIR/listening.json, from the working
+ * directory: src/cli/listening.ts), else port 3000.
+ */
+export function baseUrlDefault(env: Record<string, string | undefined> = process.env): { url: string; from: string } {
+  if (env.PUBLIC_BASE_URL) return { url: env.PUBLIC_BASE_URL, from: 'from PUBLIC_BASE_URL' };
+  if (env.PORT) return { url: `http://127.0.0.1:${env.PORT}`, from: `from PORT=${env.PORT}` };
+  const file = listeningFile(env.DATA_DIR);
+  const listening = readListening(env.DATA_DIR);
+  if (listening) return { url: listening.url, from: `where npm start said it listens (${file})` };
+  return { url: 'http://127.0.0.1:3000', from: `the default: PORT is not set, and no running npm start wrote ${file}` };
 }
+
+export const defaultBaseUrl = (env: Record<string, string | undefined> = process.env): string => baseUrlDefault(env).url;
 export const REPORT_JSON = 'certification-report.json';
 export const REPORT_HTML = 'certification-report.html';
 
@@ -30,6 +42,8 @@ export const NOT_COVERED = [
 export interface CertifyOptions {
   /** Default: defaultBaseUrl(). */
   baseUrl?: string;
+  /** Where baseUrl came from, for the message when nothing answers there (e.g. `from --base-url`). */
+  baseUrlFrom?: string;
   key: string;
   /** The sandbox key of a paused account, to check the partner_paused decline. */
   pausedKey?: string;
@@ -72,9 +86,13 @@ export class LiveKeyRefusedError extends Error {
 
 export class ServiceUnreachableError extends Error {
   override readonly name = 'ServiceUnreachableError';
-  constructor(url: string, err: unknown) {
+  /** One line: the address tried, why it failed, where the address came from (`from`), and how to give another. */
+  constructor(url: string, err: unknown, from?: string) {
     const e = err as { message?: string; cause?: { code?: string; message?: string } };
-    super(`Cannot reach ${url}: ${e?.message ?? String(err)}${e?.cause ? ` (${e.cause.code ?? e.cause.message})` : ''}. Is the service running there?`);
+    super(
+      `Cannot reach ${url}: ${e?.message ?? String(err)}${e?.cause ? ` (${e.cause.code ?? e.cause.message})` : ''}${from ? `, ${from}` : ''}. ` +
+        'Is the service running there? Pass --base-url http://<host>:<port>, or PORT=<port> for one on this machine.',
+    );
   }
 }
 
@@ -114,11 +132,14 @@ export async function certify(opts: CertifyOptions): Promise<Report> {
   if (opts.key.startsWith('svc_sk_live_')) throw new LiveKeyRefusedError('PARTNER_API_KEY or --key');
   if (opts.pausedKey?.startsWith('svc_sk_live_')) throw new LiveKeyRefusedError('PARTNER_PAUSED_KEY or --paused-key');
   const secrets = [opts.key, opts.pausedKey];
-  const baseUrl = (opts.baseUrl ?? defaultBaseUrl()).replace(/\/+$/, '');
+  const given = opts.baseUrl ? { url: opts.baseUrl, from: opts.baseUrlFrom } : baseUrlDefault();
+  const baseUrl = given.url.replace(/\/+$/, '');
+  const baseUrlFrom = given.from;
   const progress = opts.onProgress;
   const say = (line: string) => progress?.(redactKeys(line, secrets));
   const started = new Date();
-  const clientFor = (apiKey: string) => createPartnerClient({ baseUrl, apiKey, fetch: opts.fetch });
+  const certifying = asCertification(opts.fetch);
+  const clientFor = (apiKey: string) => createPartnerClient({ baseUrl, apiKey, fetch: certifying });
   const client = clientFor(opts.key);
 
   // The service's clock anchors every pickup time; a sandbox may run on another clock than ours.
@@ -130,7 +151,7 @@ export async function certify(opts: CertifyOptions): Promise<Report> {
     const t = p.data ? Date.parse(p.data.time) : Number.NaN;
     if (!Number.isNaN(t)) serverNow = new Date(t);
   } catch (err) {
-    const unreachable = new ServiceUnreachableError(apiBaseUrl(baseUrl), err);
+    const unreachable = new ServiceUnreachableError(apiBaseUrl(baseUrl), err, baseUrlFrom);
     unreachable.message = redactKeys(unreachable.message, secrets);
     throw unreachable;
   }
@@ -145,7 +166,7 @@ export async function certify(opts: CertifyOptions): Promise<Report> {
     pausedKey: opts.pausedKey,
     runId,
     serverNow,
-    fetch: opts.fetch,
+    fetch: certifying,
     retryPolicy: opts.retryPolicy,
     webhooks: opts.webhooks,
     onRequirement: (r) => {
@@ -181,6 +202,22 @@ export async function certify(opts: CertifyOptions): Promise<Report> {
     report.files = files;
   }
   return report;
+}
+
+/**
+ * The User-Agent of every request a certification run sends: the service's integration report recognises it and
+ * leaves the run's requests (and the deliveries to the webhook endpoint it registers) out of its grading, since the
+ * run makes its mistakes on purpose (a reused partner_reference, simulated faults, a delivery answered 500).
+ */
+export const CERTIFY_USER_AGENT = 'lanka-certify/1';
+
+/** A fetch that sends every request as the certification run's (CERTIFY_USER_AGENT), through `base`. */
+function asCertification(base: FetchLike = (req) => fetch(req)): FetchLike {
+  return (req) => {
+    const out = new Request(req);
+    out.headers.set('User-Agent', CERTIFY_USER_AGENT);
+    return base(out);
+  };
 }
 
 export function renderSummary(report: Report): string {
@@ -271,7 +308,10 @@ export async function main(
   const program = new Command()
     .name('certify')
     .description('Certify a partner integration path against the Transfers API v1 sandbox. The key comes from PARTNER_API_KEY.')
-    .option('--base-url <url>', 'service address (default: $PUBLIC_BASE_URL, else http://127.0.0.1:$PORT, port 3000)')
+    .option(
+      '--base-url <url>',
+      'service address (default: $PUBLIC_BASE_URL, else http://127.0.0.1:$PORT, else where a local npm start listens (./data/listening.json), else port 3000)',
+    )
     .option('--key <key>', 'sandbox API key (svc_sk_test_…); prefer the environment variable PARTNER_API_KEY, which npm does not echo')
     .option('--paused-key <key>', 'sandbox key of an account an operator paused (default: the sandbox pause helper); prefer PARTNER_PAUSED_KEY')
     .option('--out <dir>', 'directory for the reports (certification-report.* or integration-report.*)', process.cwd())
@@ -316,9 +356,9 @@ export async function main(
         : `warning: ${flag} ignored: ${name} is set, and is used.`,
     );
   }
-  const baseUrl = o.baseUrl ?? defaultBaseUrl(env);
+  const { url: baseUrl, from: baseUrlFrom } = o.baseUrl ? { url: o.baseUrl, from: 'from --base-url' } : baseUrlDefault(env);
   try {
-    return await run({ ...o, key, pausedKey, baseUrl }, out);
+    return await run({ ...o, key, pausedKey, baseUrl, baseUrlFrom }, out);
   } catch (err) {
     out.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
     return 1;
@@ -326,7 +366,17 @@ export async function main(
 }
 
 async function run(
-  o: { baseUrl: string; key: string; pausedKey?: string; out: string; traffic?: boolean; since?: string; webhookPort?: string; webhookUrl?: string },
+  o: {
+    baseUrl: string;
+    baseUrlFrom: string;
+    key: string;
+    pausedKey?: string;
+    out: string;
+    traffic?: boolean;
+    since?: string;
+    webhookPort?: string;
+    webhookUrl?: string;
+  },
   out: Pick<Console, 'log' | 'error'>,
 ): Promise<number> {
   if (o.traffic) {
@@ -339,13 +389,21 @@ async function run(
         out.error(err.message);
         return o.key.startsWith('svc_sk_live_') ? 2 : 1;
       }
-      out.error(new ServiceUnreachableError(apiBaseUrl(o.baseUrl), err).message);
+      out.error(new ServiceUnreachableError(apiBaseUrl(o.baseUrl), err, o.baseUrlFrom).message);
       return 1;
     }
   }
   const webhooks = { port: o.webhookPort ? Number(o.webhookPort) : undefined, publicUrl: o.webhookUrl };
   try {
-    const report = await certify({ baseUrl: o.baseUrl, key: o.key, pausedKey: o.pausedKey, outDir: o.out, webhooks, onProgress: (l) => out.log(l) });
+    const report = await certify({
+      baseUrl: o.baseUrl,
+      baseUrlFrom: o.baseUrlFrom,
+      key: o.key,
+      pausedKey: o.pausedKey,
+      outDir: o.out,
+      webhooks,
+      onProgress: (l) => out.log(l),
+    });
     out.log(renderSummary(report));
     return report.result === 'passed' ? 0 : 1;
   } catch (err) {

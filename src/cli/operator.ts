@@ -33,7 +33,11 @@ const GROUPS = [registerOperators, registerPartners, registerKeys, registerFleet
 export async function run(argv: string[], io: Io): Promise<number> {
   const program = new Command('operator')
     .description('Operator CLI: a client of the operator API (/ops/v1).')
-    .option('--base-url <url>', 'where the service runs', defaultBaseUrl(io))
+    .option(
+      '--base-url <url>',
+      'where the service runs (else OPERATOR_BASE_URL, OPS_LISTEN, PUBLIC_BASE_URL, 127.0.0.1 at PORT, where a local npm start listens, port 3000)',
+      defaultBaseUrl(io),
+    )
     .option('--token <token>', 'operator token (default: $OPERATOR_TOKEN, else ${DATA_DIR:-./data}/operator-token)')
     .option('--json', "print the API's JSON document as is")
     .exitOverride()

@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { listeningFile, readListening } from '../listening';
 import type { components, operations as Ops } from '../../generated/ops-v1';
 import type { Io } from './io';
 import type { Print } from './output';
@@ -36,17 +37,31 @@ export interface Cli {
 export const envOf = (io: Io) => (name: string) => io.env[name] || undefined;
 
 /**
- * Where the service is by default: OPERATOR_BASE_URL, else OPS_LISTEN, else PUBLIC_BASE_URL, else this machine on
- * PORT (3000), as `npm start` listens: 127.0.0.1, not localhost, which may name ::1 first (the service listens on IPv4).
+ * Where the service is by default, and where that came from (said when nothing answers there): OPERATOR_BASE_URL,
+ * else OPS_LISTEN, else PUBLIC_BASE_URL, else this machine on PORT, else where a local `npm start` said it listens
+ * (DATA_DIR/listening.json, see ../listening.ts), else port 3000. On this machine 127.0.0.1, not localhost, which may
+ * name ::1 first (the service listens on IPv4).
  */
-export function defaultBaseUrl(io: Io): string {
+export function baseUrlDefault(io: Io): { url: string; from: string } {
   const env = envOf(io);
   // With OPS_LISTEN the operator API is on that address only (PUBLIC_BASE_URL no longer serves it).
   const opsListen = env('OPS_LISTEN')
     ?.replace(/^0\.0\.0\.0:/, '127.0.0.1:')
     .replace(/^\[::\]:/, '[::1]:');
-  return env('OPERATOR_BASE_URL') ?? (opsListen && `http://${opsListen}`) ?? env('PUBLIC_BASE_URL') ?? `http://127.0.0.1:${env('PORT') ?? 3000}`;
+  for (const [name, url] of [
+    ['OPERATOR_BASE_URL', env('OPERATOR_BASE_URL')],
+    ['OPS_LISTEN', opsListen && `http://${opsListen}`],
+    ['PUBLIC_BASE_URL', env('PUBLIC_BASE_URL')],
+    [`PORT=${env('PORT')}`, env('PORT') && `http://127.0.0.1:${env('PORT')}`],
+  ] as const)
+    if (url) return { url, from: `from ${name}` };
+  const file = listeningFile(env('DATA_DIR'));
+  const listening = readListening(env('DATA_DIR'));
+  if (listening) return { url: listening.ops_url, from: `where npm start said it listens (${file})` };
+  return { url: 'http://127.0.0.1:3000', from: `the default: PORT is not set, and no running npm start wrote ${file}` };
 }
+
+export const defaultBaseUrl = (io: Io): string => baseUrlDefault(io).url;
 
 /** The base URL and the token, from the options, the environment, or the token file the service writes. */
 function connection(program: Command, io: Io): { baseUrl: string; token: string } {
@@ -82,8 +97,9 @@ export function createApi(program: Command, io: Io): Api {
       status = res.status;
       text = await res.text();
     } catch (err) {
-      const hint = 'is the service running? Point --base-url or OPERATOR_BASE_URL at it.';
-      throw new CliError(`cannot reach the operator API at ${baseUrl} (${reason(err)}): ${hint}`, 2);
+      const from = program.getOptionValueSource('baseUrl') === 'default' ? baseUrlDefault(io).from : 'from --base-url';
+      const hint = 'is the service running? Point the CLI at it with --base-url http://<host>:<port>, or PORT=<port> on this machine.';
+      throw new CliError(`cannot reach the operator API at ${baseUrl} (${reason(err)}), ${from}: ${hint}`, 2);
     }
     const json = parseJson(text);
     if (status < 300 && json !== undefined) return json as Ok<O>;

@@ -1,7 +1,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { run } from '../../../src/cli/operator';
+import { listeningFile, writeListening } from '../../../src/cli/listening';
 import { startTestApp, OPERATOR_TOKEN, type TestApp } from '../../support/test-app';
 import { operator } from '../../support/fixtures';
 import { enqueueOutbound } from '../../../src/domain/outbox/outbox';
@@ -404,7 +406,50 @@ describe('Operator CLI', () => {
     expect(byPort.stderr).toContain('cannot reach the operator API at http://127.0.0.1:9 ');
     const help = await cli(['--help'], { OPERATOR_TOKEN, PORT: '8080' }, null);
     expect(help.stdout).toContain('(default: "http://127.0.0.1:8080")');
-    expect((await cli(['--help'], { OPERATOR_TOKEN }, null)).stdout).toContain('(default: "http://127.0.0.1:3000")');
+    // DATA_DIR: a folder where no npm start wrote where it listens (the working directory's ./data might have).
+    const nowhere = fs.mkdtempSync(path.join(tmp, 'nowhere-'));
+    expect((await cli(['--help'], { OPERATOR_TOKEN, DATA_DIR: nowhere }, null)).stdout).toContain('(default: "http://127.0.0.1:3000")');
+  });
+
+  it('when PORT is not set in its shell, then it asks the service npm start said it listens on (DATA_DIR/listening.json), not one that is gone; when nothing answers, one line names the address, where it came from, and --base-url and PORT=', async () => {
+    const dir = fs.mkdtempSync(path.join(tmp, 'listening-'));
+    const env = { OPERATOR_TOKEN, DATA_DIR: dir };
+    // Before npm start wrote anything: port 3000, and said so.
+    expect((await cli(['--help'], env, null)).stdout).toContain('(default: "http://127.0.0.1:3000")');
+
+    const forget = writeListening(dir, { url: app.url, opsUrl: app.opsUrl });
+    const found = await cli(['ping', '--json'], env, null);
+    expect(found).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(found.stdout)).toMatchObject({ ok: true });
+    expect((await cli(['--help'], env, null)).stdout).toContain(`(default: "${app.opsUrl}")`);
+    // PORT in the CLI's own environment, and --base-url, still come first.
+    expect(await cli(['ping'], { ...env, PORT: '9' }, null)).toMatchObject({ code: 2 });
+    forget();
+    expect(fs.existsSync(listeningFile(dir))).toBe(false);
+
+    // A file left behind by a service that is gone (kill -9) is not believed.
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
+    writeListening(dir, { url: app.url, opsUrl: app.opsUrl }, gone);
+    expect((await cli(['--help'], env, null)).stdout).toContain('(default: "http://127.0.0.1:3000")');
+    // A second service started on the same DATA_DIR keeps its file when the first one stops.
+    const first = writeListening(dir, { url: `http://127.0.0.1:${await freePort()}`, opsUrl: `http://127.0.0.1:${await freePort()}` }, gone);
+    const second = writeListening(dir, { url: app.url, opsUrl: app.opsUrl });
+    first();
+    expect((await cli(['ping'], env, null)).code).toBe(0);
+    second();
+    expect(fs.existsSync(listeningFile(dir))).toBe(false);
+
+    // Nothing answers where the file says (the service stopping, say): one line, naming all of it.
+    const closed = await freePort();
+    writeListening(dir, { url: `http://127.0.0.1:${closed}`, opsUrl: `http://127.0.0.1:${closed}` });
+    const refused = await cli(['partner', 'list'], env, null);
+    expect(refused).toMatchObject({ code: 2, stdout: '' });
+    expect(refused.stderr.trimEnd().split('\n')).toEqual([
+      `cannot reach the operator API at http://127.0.0.1:${closed} (ECONNREFUSED), where npm start said it listens (${listeningFile(dir)}): ` +
+        'is the service running? Point the CLI at it with --base-url http://<host>:<port>, or PORT=<port> on this machine.',
+    ]);
+    const byPort = await cli(['partner', 'list'], { OPERATOR_TOKEN, PORT: String(closed) }, null);
+    expect(byPort.stderr).toContain(`at http://127.0.0.1:${closed} (ECONNREFUSED), from PORT=${closed}: `);
   });
 
   it('when the token is wrong, then exit 1 with the API error on stderr and nothing on stdout', async () => {
@@ -431,7 +476,7 @@ describe('Operator CLI', () => {
     const closed = await freePort();
     const refused = await cli(['partner', 'list', '--json'], { OPERATOR_TOKEN }, `http://127.0.0.1:${closed}`);
     expect(refused).toMatchObject({ code: 2, stdout: '' });
-    expect(refused.stderr).toContain(`cannot reach the operator API at http://127.0.0.1:${closed} (ECONNREFUSED)`);
+    expect(refused.stderr).toContain(`cannot reach the operator API at http://127.0.0.1:${closed} (ECONNREFUSED), from --base-url: `);
 
     const empty = fs.mkdtempSync(path.join(tmp, 'empty-'));
     const noToken = await cli(['partner', 'list'], { DATA_DIR: empty });

@@ -8,6 +8,8 @@ import { client } from '../../support/http';
 import { createPartnerClient } from '../../../simulators/partner/client';
 import { webhooksFlow, type FlowContext } from '../../../simulators/partner/flows';
 import { systemClock } from '../../../src/shared/clock';
+import { listeningFile, writeListening } from '../../../src/cli/listening';
+import { freePort } from '../../support/net';
 
 const REQUIREMENTS = [
   'ping.sandbox',
@@ -293,12 +295,49 @@ describe('Partner certification against the service', () => {
     });
 
     it('when neither --base-url nor PUBLIC_BASE_URL is given, then the service is looked for on 127.0.0.1 at PORT (3000 by default)', async () => {
-      expect(defaultBaseUrl({})).toBe('http://127.0.0.1:3000');
+      // DATA_DIR: a folder where no npm start wrote where it listens (the working directory's ./data might have).
+      expect(defaultBaseUrl({ DATA_DIR: out })).toBe('http://127.0.0.1:3000');
       expect(defaultBaseUrl({ PORT: '8080' })).toBe('http://127.0.0.1:8080');
       expect(defaultBaseUrl({ PORT: '8080', PUBLIC_BASE_URL: 'https://api.example.lk' })).toBe('https://api.example.lk');
       const byPort = await cli([], { PARTNER_API_KEY: quiet.testKey, PORT: String(app.port) });
       expect(byPort).toMatchObject({ code: 0, stderr: '' });
       expect(byPort.stdout).toContain(`Reading your sandbox traffic on http://127.0.0.1:${app.port}/transfers/v1`);
+    });
+
+    it('when PORT is not set in its shell, then it certifies the service npm start said it listens on (DATA_DIR/listening.json); when nothing answers, one line names the address, where it came from, and --base-url and PORT=', async () => {
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'certify-listening-'));
+      try {
+        const forget = writeListening(dir, { url: app.url, opsUrl: app.opsUrl });
+        expect(defaultBaseUrl({ DATA_DIR: dir })).toBe(app.url);
+        const found = await cli([], { PARTNER_API_KEY: quiet.testKey, DATA_DIR: dir });
+        expect(found).toMatchObject({ code: 0, stderr: '' });
+        expect(found.stdout).toContain(`Reading your sandbox traffic on ${app.url}/transfers/v1`);
+        expect(defaultBaseUrl({ DATA_DIR: dir, PORT: '8080' })).toBe('http://127.0.0.1:8080');
+        forget();
+        expect(defaultBaseUrl({ DATA_DIR: dir })).toBe('http://127.0.0.1:3000');
+
+        const closed = await freePort();
+        writeListening(dir, { url: `http://127.0.0.1:${closed}`, opsUrl: `http://127.0.0.1:${closed}` });
+        for (const traffic of [true, false]) {
+          const errors: string[] = [];
+          const code = await main(
+            ['node', 'certify', '--out', out, ...(traffic ? ['--traffic'] : [])],
+            { log: () => {}, error: (l) => errors.push(l) },
+            { PARTNER_API_KEY: quiet.testKey, DATA_DIR: dir },
+          );
+          expect(code).toBe(1);
+          expect(errors.join('\n').split('\n')).toEqual([
+            expect.stringMatching(
+              new RegExp(
+                `^Cannot reach http://127\\.0\\.0\\.1:${closed}/transfers/v1: .*ECONNREFUSED.*, where npm start said it listens \\(${listeningFile(dir).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\)\\. ` +
+                  'Is the service running there\\? Pass --base-url http://<host>:<port>, or PORT=<port> for one on this machine\\.$',
+              ),
+            ),
+          ]);
+        }
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
     });
 
     it('when PUBLIC_BASE_URL is set, then it is the default; an explicit --base-url still comes first', async () => {

@@ -13,7 +13,7 @@ import { openSealed } from '../../../domain/kernel/seal-personal';
 import { listPartnerEndpoints } from '../../../domain/webhooks/endpoints';
 import { runCheck, type Check } from './check';
 import type { IntegrationReport, RequirementStatus, TrafficRequest, Webhooks } from './report-types';
-import { pathOf } from './traffic';
+import { certificationEndpoints, fromCertification, pathOf } from './traffic';
 import { idempotencyKeyOnBookings } from './idempotency-key-on-bookings';
 import { retryReusesKey } from './retry-reuses-key';
 import { retryAfterHonoured } from './retry-after-honoured';
@@ -56,18 +56,26 @@ export async function integrationReport(
   // Graded as sent: travellers' details opened (a retry's body is compared with the first's), or [erased].
   const rows = await openSealed(keys, db, await partnerTraffic(db, scope.partnerId, scope.env, from, MAX_REQUESTS));
   const attempts = await partnerWebhookAttempts(db, scope.partnerId, scope.env, from, MAX_REQUESTS);
-  const endpoints = (await listPartnerEndpoints(db, scope)).data.length;
+  // An endpoint a certification run left behind (it deletes its own at the end) is not the partner's.
+  const certifying = certificationEndpoints(rows);
+  const endpoints = (await listPartnerEndpoints(db, scope)).data.filter((e) => !certifying.has(e.id)).length;
   return gradeIntegration(rows, { from, to: now }, { endpoints, attempts });
 }
 
-/** Grades the requests (oldest first) and the webhook deliveries (none, and no endpoint, unless given). Pure. */
+/**
+ * Grades the requests (oldest first) and the webhook deliveries (none, and no endpoint, unless given). Pure. The
+ * reference console's requests and the documents are not graded, nor a certification run's requests and the
+ * deliveries to the endpoints it registered: their mistakes are the run's, made on purpose.
+ */
 export function gradeIntegration(
   all: TrafficRequest[],
   window: { from: Date; to: Date },
   webhooks: Webhooks = { endpoints: 0, attempts: [] },
 ): IntegrationReport {
   const rows = all.filter(graded);
-  const requirements = CHECKS.map((check) => runCheck(check, rows, webhooks));
+  const certifying = certificationEndpoints(all);
+  const attempts = webhooks.attempts.filter((a) => a.endpointId === null || !certifying.has(a.endpointId));
+  const requirements = CHECKS.map((check) => runCheck(check, rows, { ...webhooks, attempts }));
   const count = (s: RequirementStatus) => requirements.filter((r) => r.status === s).length;
   return {
     window: { from: window.from.toISOString(), to: window.to.toISOString() },
@@ -77,8 +85,8 @@ export function gradeIntegration(
   };
 }
 
-/** Requests that are the integration's own calls: not the reference console's, nor the documents. */
+/** Requests that are the integration's own calls: not the reference console's, nor a certification run's, nor the documents. */
 function graded(r: TrafficRequest): boolean {
-  if (r.requestHeaders['x-reference-console'] !== undefined) return false;
+  if (r.requestHeaders['x-reference-console'] !== undefined || fromCertification(r)) return false;
   return !/^\/transfers\/v1\/(openapi\.(json|yaml)|postman\.json|test_helpers\/integration_report)$/.test(pathOf(r));
 }

@@ -16,6 +16,32 @@ export const header = (h: Record<string, unknown>, name: string): string | undef
 export const errorOf = (r: TrafficRequest): { code?: string; details?: Record<string, unknown> } =>
   (r.responseBody as { error?: { code?: string; details?: Record<string, unknown> } } | null)?.error ?? {};
 
+/**
+ * A request of a certification run (`npm run certify`, simulators/partner/certify.ts), by the User-Agent it sends,
+ * `lanka-certify/<version>`. Its mistakes are deliberate (a partner_reference reused, simulated faults answered, a
+ * webhook delivery refused with 500), so the report does not grade it as the partner's integration.
+ */
+export const fromCertification = (r: TrafficRequest) => /^lanka-certify\//i.test(header(r.requestHeaders, 'user-agent') ?? '');
+
+/**
+ * The webhook endpoints a certification run registered or used (`POST /webhook_endpoints` answered 201, and
+ * `/webhook_endpoints/{endpoint_id}…`): deliveries to them reached the run's own receiver, not the partner's.
+ */
+export function certificationEndpoints(rows: TrafficRequest[]): Set<string> {
+  const ids = new Set<string>();
+  for (const r of rows) {
+    if (!fromCertification(r)) continue;
+    const path = pathOf(r);
+    const named = /^\/transfers\/v1\/webhook_endpoints\/([^/]+)/.exec(path)?.[1];
+    if (named) ids.add(decodeURIComponent(named));
+    else if (r.method === 'POST' && path === '/transfers/v1/webhook_endpoints' && r.status === 201) {
+      const id = field(r.responseBody, 'id');
+      if (id) ids.add(id);
+    }
+  }
+  return ids;
+}
+
 export const answeredAt = (r: TrafficRequest) => r.at.getTime() + r.durationMs;
 export const isBooking = (r: TrafficRequest) => r.method === 'POST' && pathOf(r) === '/transfers/v1/bookings';
 export const isQuote = (r: TrafficRequest) => r.method === 'POST' && pathOf(r) === '/transfers/v1/quotes';
