@@ -9,7 +9,8 @@
  *
  * The chain, through collection variables set by the test scripts: the quote's `quoteId` and `offerId` → the
  * booking → its `bookingRef` and `etag` → read, change, sandbox helpers, cancel, statement, events, request log.
- * The key is the collection variable `apiKey` (empty here), the address `baseUrl`, the webhook target `webhookUrl`.
+ * The key is the collection variable `apiKey` (empty here), the address `baseUrl`, the webhook target `webhookUrl`
+ * (empty here: the run then skips the requests that need a webhook endpoint).
  */
 
 import fs from 'node:fs';
@@ -199,7 +200,16 @@ function arrangeCollection(converted: Collection, contract: ContractPaths): Coll
     variable: [
       ...(converted.variable ?? []).filter((v) => v.key === 'baseUrl'),
       { key: 'apiKey', value: '', type: 'string', description: 'Your sandbox key (svc_sk_test_…). The collection sends it as a bearer token.' },
-      { key: 'webhookUrl', value: 'https://example.com/lanka-transfers-webhooks', type: 'string', description: 'Where the run’s webhook endpoint delivers.' },
+      // Empty: a default target would be a host that may not resolve (offline, say) or that answers nothing useful,
+      // and every delivery to it a failure graded in the partner's integration report. Without it the run skips the
+      // webhook requests and says so (contracts/postman/transfers-run.yaml).
+      {
+        key: 'webhookUrl',
+        value: '',
+        type: 'string',
+        description:
+          'A URL of yours that accepts a POST (http or https in sandbox): the run registers it, pings it and deletes it. Empty: the run skips the webhook requests.',
+      },
       ...Object.entries(LOADED.variables).map(([key, description]) => ({ key, value: '', type: 'string', description })),
     ],
     event: events(LOADED.prerequest, LOADED.test),

@@ -30,6 +30,7 @@ const SAMPLES: Record<string, string> = {
   changeOfferId: '01a216a80e3ba41aac959b699bd09193',
   endpointId: 'we_b8m3zup6fy',
   pingEventId: 'evt_c67a15890ea9e1c696b4a6db',
+  eventsAfter: 'evt_c67a15890ea9e1c696b4a6db',
   eventId: 'evt_01a216a80ddb21c8de3c5712',
 };
 const PRESET = ['baseUrl', 'apiKey', 'webhookUrl'];
@@ -130,6 +131,8 @@ describe('The Postman collection', () => {
   it('when it is imported, then the key is the empty collection variable apiKey used by the bearer auth, the contract documents need none, and Idempotency-Key is fresh', () => {
     expect(collection.auth).toEqual({ type: 'bearer', bearer: [{ key: 'token', value: '{{apiKey}}', type: 'string' }] });
     expect(collection.variable).toContainEqual(expect.objectContaining({ key: 'apiKey', value: '' }));
+    // No webhook target by default: the run then skips its webhook requests (a host of ours may not resolve offline).
+    expect(collection.variable).toContainEqual(expect.objectContaining({ key: 'webhookUrl', value: '' }));
     expect(collection.variable).toContainEqual(expect.objectContaining({ key: 'baseUrl', value: 'https://transfers.example.lk/transfers/v1' }));
     expect(JSON.stringify(collection)).not.toMatch(/svc_sk_(test|live)_[0-9a-z]{6,}_[A-Za-z0-9]{6,}/);
     for (const { item, operationId } of requests) {
