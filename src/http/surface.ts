@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import yaml from 'js-yaml';
 import OpenAPIBackend, { type Document, type Operation as ContractOperation } from 'openapi-backend';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import { AppError, invalidRequest } from '../shared/errors';
 import { CONTRACTS_DIR } from '../shared/paths';
 import type { Deps } from '../deps';
@@ -12,6 +12,7 @@ import { HttpRefusal } from './errors';
 import { decodeBody, decodeComponent, decodeQuery, printable } from './decode';
 import { addContractFormats } from './formats';
 import { describeFields, fieldErrors } from './field-errors';
+import { routeIndex, type Route } from './routes';
 import type { HandlerResult, OperationCall, RequestContext, SurfaceName } from './types';
 
 export function loadContract(file: string): Document {
@@ -67,24 +68,6 @@ export interface SurfaceOptions {
   /** The final statement found the caller's rate-limit bucket empty: the 429 to answer (see rate-limits.ts). */
   rateLimitedAtCommit?: (ctx: RequestContext, retryAfterSeconds: number) => AppError;
 }
-
-const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-interface Route {
-  op: ContractOperation;
-  method: string;
-  /** null for a path without parameters. */
-  pattern: RegExp | null;
-  names: string[];
-  specificity: number;
-  schemes: string[][];
-  /** The operation's request validators, compiled on its first request (openapi-backend keeps them). */
-  validators: () => ValidateFunction[];
-  /** `x-audit-response: digest`: the answer echoes stored exchanges, and its audit row keeps a digest of it. */
-  auditDigest?: true;
-}
-
-type Match = { route: Route; rawParams: Record<string, string> } | { miss: 'not_found' | 'method_not_allowed'; allow: string[] };
 
 export interface Surface {
   name: SurfaceName;
@@ -150,51 +133,7 @@ export async function createSurface(opts: SurfaceOptions, deps: Deps): Promise<C
   await api.loadDocument();
   api.validateDefinition();
 
-  const globalSecurity = (definition.security ?? []) as Array<Record<string, string[]>>;
-  const routes: Route[] = api.router.getOperations().map((op) => {
-    const names = [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]);
-    const security = (op.security ?? globalSecurity) as Array<Record<string, string[]>>;
-    return {
-      op,
-      method: op.method.toUpperCase(),
-      pattern: names.length
-        ? new RegExp(
-            `^${op.path
-              .split(/\{[^}]+\}/)
-              .map(escapeRegExp)
-              .join('([^/]+)')}$`,
-          )
-        : null,
-      names,
-      specificity: op.path.replace(/\{.*?\}/g, '').length,
-      schemes: security.map((req) => Object.keys(req)),
-      validators: () => api.validator.getRequestValidatorsForOperation(op.operationId!) ?? [],
-      ...((op as { 'x-audit-response'?: string })['x-audit-response'] === 'digest' ? { auditDigest: true as const } : {}),
-    };
-  });
-  const exact = new Map(routes.filter((r) => !r.pattern).map((r) => [`${r.method} ${r.op.path}`, r]));
-  const templated = routes.filter((r) => r.pattern).sort((a, b) => b.specificity - a.specificity);
-
-  const normalise = (p: string) => {
-    const rel = p.slice(opts.apiRoot === '/' ? 0 : opts.apiRoot.length) || '/';
-    return opts.exactTrailingSlashes || rel === '/' ? rel : rel.replace(/\/+$/, '');
-  };
-
-  function match(method: string, pathname: string): Match {
-    const rel = normalise(pathname);
-    const hit = exact.get(`${method} ${rel}`);
-    if (hit) return { route: hit, rawParams: {} };
-    const allow = new Set<string>();
-    for (const r of routes) if (!r.pattern && r.op.path === rel) allow.add(r.method);
-    // Templates in order of specificity; the first of them with this method wins (as openapi-backend orders them).
-    for (const r of templated) {
-      const m = r.pattern!.exec(rel);
-      if (!m) continue;
-      if (r.method === method) return { route: r, rawParams: Object.fromEntries(r.names.map((n, i) => [n, m[i + 1]])) };
-      allow.add(r.method);
-    }
-    return allow.size ? { miss: 'method_not_allowed', allow: [...allow].sort() } : { miss: 'not_found', allow: [] };
-  }
+  const { routes, match } = routeIndex(api, definition, opts);
 
   const defaultMessage = (method: string, p: string, kind: 'not_found' | 'method_not_allowed') =>
     kind === 'not_found' ? `No route ${method} ${p}.` : `${method} is not allowed on ${p}.`;
