@@ -1,7 +1,8 @@
-/** `partner`: partner accounts, their pause, rate limits, terms and statements. */
+/** `partner`: partner accounts, their pause, rate limits, AI agent policy, terms and statements. */
 import type { Command } from 'commander';
 import { environment, id, query, type Body, type Cli, type Schemas } from './api';
 import { fields, table } from './output';
+import { registerPartnerAgents } from './agents';
 
 export function registerPartners(program: Command, cli: Cli): void {
   const { api, print } = cli;
@@ -41,6 +42,7 @@ export function registerPartners(program: Command, cli: Cli): void {
     .option('--burst <n>', 'the most requests at once (default: twice the rate, at least 1)')
     .option('--none', 'remove the limit (no limit is the default)')
     .action((p: string, o: RateLimitOptions, cmd: Command) => setRateLimit(cli, p, o, cmd));
+  registerPartnerAgents(partner, cli);
   partner
     .command('terms <partner_id>')
     .description("show the partner's terms, or make a new version of them (options not given stay as they are)")

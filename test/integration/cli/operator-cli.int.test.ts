@@ -612,6 +612,33 @@ describe('Operator CLI', () => {
     expect(unknown.stderr).toMatch(/^error not_found: /);
   });
 
+  it("when a partner's AI agent policy is shown or changed from the CLI, then options not given stay as they were", async () => {
+    const { partner_id } = await json(['partner', 'create', 'Agent Tours']);
+    const shown = await cli(['partner', 'agents', partner_id]);
+    expect(shown).toMatchObject({ code: 0, stderr: '' });
+    expect(shown.stdout).toMatch(/^agents:\s+on$/m);
+    expect(shown.stdout).toMatch(/^production_bookings:\s+off$/m);
+    expect(shown.stdout).toMatch(/^updated:\s+never \(the defaults\)$/m);
+    const live = await json(['partner', 'agents', partner_id, '--live', 'yes', '--max-daily', '500']);
+    expect(live).toMatchObject({ enabled: true, live_bookings: true, max_booking_amount: null, max_daily_amount: 500, currency: 'USD' });
+    const capped = await json(['partner', 'agents', partner_id, '--max-booking', '120.5']);
+    expect(capped).toMatchObject({ live_bookings: true, max_booking_amount: 120.5, max_daily_amount: 500 });
+    const lifted = await json(['partner', 'agents', partner_id, '--max-daily', 'none', '--enabled', 'no']);
+    expect(lifted).toMatchObject({ enabled: false, live_bookings: true, max_booking_amount: 120.5, max_daily_amount: null });
+    expect((await operator(app.url).call('GET', `/partners/${partner_id}/agent-policy`)).body).toMatchObject({ enabled: false, max_booking_amount: 120.5 });
+    for (const args of [
+      ['--live', 'maybe'],
+      ['--max-daily', 'lots'],
+    ]) {
+      const r = await cli(['partner', 'agents', partner_id, ...args]);
+      expect({ args, code: r.code, stdout: r.stdout }).toEqual({ args, code: 1, stdout: '' });
+      expect(r.stderr).toMatch(/^error: --(live takes yes or no|max-daily takes an amount or none), not "\w+"\n/);
+    }
+    const negative = await cli(['partner', 'agents', partner_id, '--max-booking', '-3']);
+    expect(negative).toMatchObject({ code: 1, stdout: '' });
+    expect(negative.stderr).toMatch(/^error invalid_request: .*\n {2}max_booking_amount: /);
+  });
+
   it('when asked for help or given an unknown command, then commander answers (exit 0 / 1)', async () => {
     const help = await cli(['--help']);
     expect(help.code).toBe(0);
