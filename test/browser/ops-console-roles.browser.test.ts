@@ -1,10 +1,13 @@
 import type { Browser, Page } from 'playwright-core';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { startTestApp, OPERATOR_TOKEN, type TestApp } from '../support/test-app';
 import { operator } from '../support/fixtures';
 import { client } from '../support/http';
 import { launchBrowser, shotsAtBothSizes, signInToConsole, textSoon, visibleSoon, watchedPage, describeInBrowser } from '../support/browser';
 import { ManualClock } from '../../src/shared/clock';
 import { enqueueOutbound } from '../../src/domain/outbox/outbox';
+import { HOTEL, PASSENGER } from '../support/bookings';
 
 /** 13:30 in Sri Lanka on Saturday 21 November 2026. */
 const NOW = '2026-11-21T08:00:00Z';
@@ -13,7 +16,8 @@ const TODAY = '2026-11-21';
 /**
  * The operator console for named operators with roles: who is signed in is in the header, and the page offers only
  * what the role may do (a viewer reads; a dispatcher dispatches; an admin also runs partners, rate limits and
- * operators). An admin names operators from the page (the token shown once) and sets a partner's rate limits.
+ * operators). An admin names operators from the page (the token shown once) and sets a partner's rate limits and
+ * what its AI agents may do.
  */
 describeInBrowser('Operator console (/ops/): operators and roles', () => {
   let app: TestApp;
@@ -114,11 +118,16 @@ describeInBrowser('Operator console (/ops/): operators and roles', () => {
       await textSoon(w.page.locator('#rate-table'), /Sandbox\s+No limit[\s\S]*Production\s+No limit/);
       await textSoon(w.page.locator('#keys-table'), /svc_sk_test_/);
       await textSoon(w.page.locator('#vocab-table'), /SEDAN/);
+      // What its AI agents may do, and what they booked today: read only.
+      await textSoon(w.page.locator('#agents-facts'), /Agents\s+on\s+Production bookings\s+Off \(sandbox only\)\s+Most per booking\s+No limit/i);
+      await textSoon(w.page.locator('#agents-today tr[data-env="production"]'), /Production\s+0 bookings\s+0\.00 USD/);
       expect(await shown(w.page, '#partner-form')).toBe(false);
-      for (const s of ['#pause-toggle', '#key-form', '[data-revoke]', '#vocab-form', '#vocab-table button', '#rate-form']) {
+      for (const s of ['#pause-toggle', '#key-form', '[data-revoke]', '#vocab-form', '#vocab-table button', '#rate-form', '#agents-form', '#agents input']) {
         expect({ s, count: await w.page.locator(s).count() }).toEqual({ s, count: 0 });
       }
       await shots(w.page, 'ops-console-viewer-partner');
+      await w.page.locator('#agents').scrollIntoViewIfNeeded();
+      await shots(w.page, 'ops-console-viewer-partner-agents');
 
       // Deliveries: the failed message, without Retry or its attempts (they are in the audit log).
       await w.page.click('#sections a[href="#deliveries"]');
@@ -166,6 +175,23 @@ describeInBrowser('Operator console (/ops/): operators and roles', () => {
       expect(await w.page.locator('#partner-form-status').getAttribute('role')).toBe('alert');
       expect((await ops().call('GET', '/partners')).body.data.map((p: { name: string }) => p.name)).not.toContain('Not Allowed Tours');
       await shots(w.page, 'ops-console-forbidden');
+
+      // The AI agents' policy: the form is offered, the API refuses it, the page says so, nothing changes.
+      await w.page.click(`#partners-table a[href="#partners/${partner.partner_id}"]`);
+      await textSoon(w.page.locator('#partner-detail-title'), /Island Holidays/);
+      await w.page.check('#agents-live');
+      await w.page.fill('#agents-max-booking', '500');
+      await w.page.click('#agents-form button[type="submit"]');
+      await textSoon(
+        w.page.locator('#partner-status'),
+        new RegExp(`Not allowed for your role: This needs the admin role; operator ${viewer.operator_id} is a viewer\\.`),
+      );
+      expect(await w.page.locator('#partner-status').getAttribute('role')).toBe('alert');
+      expect((await ops().call('GET', `/partners/${partner.partner_id}/agent-policy`)).body).toMatchObject({
+        live_bookings: false,
+        max_booking_amount: null,
+        updated_by: null,
+      });
     } finally {
       await w.close();
     }
@@ -310,6 +336,113 @@ describeInBrowser('Operator console (/ops/): operators and roles', () => {
       expect(w.outside(app.url)).toEqual([]);
       expect(w.errors).toEqual([]);
     } finally {
+      await w.close();
+    }
+  });
+
+  it("lets an admin set what a partner's AI agents may do, and shows what they booked today", async () => {
+    const w = await watchedPage(browser);
+    const agent = new Client({ name: 'browser-test-agent', version: '1.0.0' });
+    try {
+      const p = await ops().partnerWithKeys('Agent Tours', 'EUR');
+      // One sandbox booking by an agent through the MCP server, today in Sri Lanka.
+      await agent.connect(new StreamableHTTPClientTransport(new URL(`${app.url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${p.testKey}` } } }));
+      const structured = (r: unknown) => (r as { structuredContent: any }).structuredContent;
+      const quote = structured(
+        await agent.callTool({
+          name: 'quote_transfer',
+          arguments: { pickup: { iata: 'CMB' }, dropoff: { name: HOTEL }, pickup_datetime: '2026-12-01T09:30:00+05:30', passengers: { adults: 2, luggage: 2 } },
+        }),
+      );
+      const prep = structured(
+        await agent.callTool({
+          name: 'prepare_booking',
+          arguments: {
+            quote_id: quote.quote_id,
+            offer_id: quote.offers[0].offer_id,
+            passenger: PASSENGER,
+            passengers: { adults: 2, luggage: 2 },
+            flight_number: 'UL504',
+          },
+        }),
+      );
+      const booked = structured(
+        await agent.callTool({ name: 'confirm_booking', arguments: { confirmation_token: prep.confirmation_token, idempotency_key: 'browser-agent-1' } }),
+      );
+      expect(booked).toMatchObject({ env: 'sandbox', status: 'confirmed' });
+      const price = (booked.price as number).toFixed(2);
+
+      await signIn(w.page, OPERATOR_TOKEN);
+      await w.page.goto(`${app.url}/ops/#partners/${p.partner_id}`);
+      await textSoon(w.page.locator('#partner-detail-title'), /Agent Tours/);
+      await textSoon(w.page.locator('#agents-facts'), /Never: the defaults/);
+      await textSoon(w.page.locator('#agents-today-title'), /Booked by agents today, 21 Nov 2026 \(Sri Lanka\)/);
+      await textSoon(w.page.locator('#agents-today tr[data-env="sandbox"]'), new RegExp(`Sandbox\\s+1 booking\\s+${price} EUR`));
+      await textSoon(w.page.locator('#agents-today tr[data-env="production"]'), /Production\s+0 bookings\s+0\.00 EUR/);
+      expect(await w.page.locator('#agents-enabled').isChecked()).toBe(true);
+      expect(await w.page.locator('#agents-live').isChecked()).toBe(false);
+      expect(await w.page.locator('label[for="agents-max-daily"]').innerText()).toBe('Most per day (EUR)');
+
+      // Production bookings on, at most 150 EUR a booking and 1000 EUR a day.
+      await w.page.check('#agents-live');
+      await w.page.fill('#agents-max-booking', '150');
+      await w.page.fill('#agents-max-daily', '1000');
+      await w.page.click('#agents-form button[type="submit"]');
+      await textSoon(
+        w.page.locator('#partner-status'),
+        /AI agents are on, production bookings included, up to 150\.00 EUR a booking and up to 1000\.00 EUR a day, from their next tool call\./,
+      );
+      await textSoon(
+        w.page.locator('#agents-facts'),
+        /Production bookings\s+On\s+Most per booking\s+150\.00 EUR\s+Most per day\s+1000\.00 EUR per environment\s+Set\s+.+ by bootstrap/i,
+      );
+      await textSoon(w.page.locator('#agents-today tr[data-env="sandbox"]'), new RegExp(`${price} EUR of 1000\\.00 EUR`));
+      expect((await ops().call('GET', `/partners/${p.partner_id}/agent-policy`)).body).toMatchObject({
+        enabled: true,
+        live_bookings: true,
+        max_booking_amount: 150,
+        max_daily_amount: 1000,
+        currency: 'EUR',
+        booked_today: { sandbox: { amount: booked.price, bookings: 1 }, production: { amount: 0, bookings: 0 } },
+        updated_by: 'bootstrap',
+      });
+      // The form, read afresh, shows what was saved.
+      expect(await w.page.locator('#agents-max-booking').inputValue()).toBe('150');
+      expect(await w.page.locator('#agents-live').isChecked()).toBe(true);
+      await w.page.locator('#agents').scrollIntoViewIfNeeded();
+      await shots(w.page, 'ops-console-partner-agents');
+
+      // Emptied, a limit is no limit; unticked, agents may no longer act, and an agent is told so.
+      await w.page.fill('#agents-max-booking', '');
+      await w.page.uncheck('#agents-enabled');
+      await w.page.click('#agents-form button[type="submit"]');
+      await textSoon(w.page.locator('#partner-status'), /AI agents are off: every tool that books, cancels or changes is refused; reading stays open/);
+      await textSoon(w.page.locator('#agents-facts'), /Agents\s+off[\s\S]*Most per booking\s+No limit/i);
+      expect((await ops().call('GET', `/partners/${p.partner_id}/agent-policy`)).body).toMatchObject({
+        enabled: false,
+        live_bookings: true,
+        max_booking_amount: null,
+        max_daily_amount: 1000,
+      });
+      const refused = structured(
+        await agent.callTool({
+          name: 'prepare_booking',
+          arguments: {
+            quote_id: quote.quote_id,
+            offer_id: quote.offers[0].offer_id,
+            passenger: PASSENGER,
+            passengers: { adults: 2, luggage: 2 },
+            flight_number: 'UL504',
+          },
+        }),
+      );
+      expect(refused.error).toMatchObject({ code: 'limit_exceeded', details: { limit: 'enabled' } });
+      const puts = await ops().audit({ path: `/ops/v1/partners/${p.partner_id}/agent-policy`, operator_id: 'bootstrap' });
+      expect(puts.filter((e) => e.method === 'PUT').map((e) => e.status)).toEqual([200, 200]);
+      expect(w.outside(app.url)).toEqual([]);
+      expect(w.errors).toEqual([]);
+    } finally {
+      await agent.close().catch(() => undefined);
       await w.close();
     }
   });

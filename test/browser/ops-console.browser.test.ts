@@ -636,6 +636,7 @@ describeInBrowser('Operator console (/ops/) in a browser', () => {
         'job-panel',
         'operators',
         'ops',
+        'partner-agents',
         'partner-settings',
         'partner-terms',
         'partners',

@@ -1,12 +1,13 @@
 // @ts-check
 /*
  * Partners (#partners[/<partner_id>]): the list, a new partner (admin), and one partner's page: its API keys, rate
- * limits and vehicle vocabulary (partner-settings.js), its terms and statement (partner-terms.js), pausing its
- * quotes. Viewers read; admins change.
+ * limits and vehicle vocabulary (partner-settings.js), its AI agents' policy (partner-agents.js), its terms and
+ * statement (partner-terms.js), pausing its quotes. Viewers read; admins change.
  */
 import { api, failed, handler, refusal, stopIfSignedOut } from './api.js';
 import { $, append, clear, h, say, showSecret, tbody } from './dom.js';
 import { when } from './format.js';
+import { agentsSection } from './partner-agents.js';
 import { rateLimitSection, vocabularySection } from './partner-settings.js';
 import { statementSection, termsSection } from './partner-terms.js';
 import { registerView } from './router.js';
@@ -57,11 +58,12 @@ async function loadPartners() {
 async function showPartner(partnerId) {
   const detail = $('partner-detail');
   const at = '/partners/' + encodeURIComponent(partnerId);
-  const [got, keys, codes, terms] = await Promise.all([
+  const [got, keys, codes, terms, agents] = await Promise.all([
     api('getPartner', 'GET', at),
     api('listKeys', 'GET', at + '/keys'),
     api('listVehicleCodes', 'GET', at + '/vehicle-codes'),
     api('getPartnerTerms', 'GET', at + '/terms'),
+    api('getAgentPolicy', 'GET', at + '/agent-policy'),
   ]);
   clear(detail);
   detail.hidden = false;
@@ -82,6 +84,7 @@ async function showPartner(partnerId) {
     status,
     keysSection(p, keys.ok ? keys.json.data : [], status),
     rateLimitSection(p, status, reopen),
+    agentsSection(p, agents, status, reopen),
     termsSection(p, terms.ok ? terms.json : undefined, status, reopen),
     statementSection(p, status),
     vocabularySection(p, codes.ok ? codes.json.data : [], status, reopen),

@@ -8,6 +8,8 @@ import { ROOT_DIR } from '../../shared/paths';
 import type { OperationCall, RequestContext } from '../types';
 import type { ReplyOf } from '../contract-types';
 import { asset, ASSET_CACHE_SECONDS, assetTable, basePath, escapeHtml, PAGE_CSP, pageAsset, serveAsset, type Asset } from '../documents';
+import { MCP_PATH } from '../mcp/api';
+import { TOOLS, type Tool } from '../mcp/tools';
 import { loadContract } from '../surface';
 
 type ConsoleHandler<O extends keyof Ops> = (call: OperationCall<unknown, Record<string, string>>, ctx: RequestContext) => Promise<ReplyOf<Ops, O>>;
@@ -25,6 +27,8 @@ const ASSET_FILES: Record<string, string> = {
   'console-docs.css': 'web/console/console-docs.css',
   'console-workbench.css': 'web/console/console-workbench.css',
   'console-workbench-detail.css': 'web/console/console-workbench-detail.css',
+  'console-agents.css': 'web/console/console-agents.css',
+  'agents.js': 'web/console/agents.js',
   'swagger-ui-bundle.js': 'swagger-ui-dist/swagger-ui-bundle.js',
   'swagger-ui.css': 'swagger-ui-dist/swagger-ui.css',
   'favicon-32x32.png': 'swagger-ui-dist/favicon-32x32.png',
@@ -44,7 +48,7 @@ export function consoleOperations(deps: Deps) {
   const page200 = (a: Asset, ctx: RequestContext) => serveAsset(a, ctx.headers['accept-encoding'], { headers: { 'Content-Security-Policy': PAGE_CSP } });
 
   const getConsole: ConsoleHandler<'getConsole'> = async (_call, ctx) => {
-    page ??= consolePage(root);
+    page ??= consolePage(root, deps.config.publicBaseUrl);
     return page200(page, ctx);
   };
 
@@ -67,12 +71,41 @@ export function consoleOperations(deps: Deps) {
   return { getConsole, getGuide, getGuideTopic, getConsoleAsset };
 }
 
-/** The console's page: web/console/console.html for this deployment, naming the sandbox helper's targets. */
-function consolePage(root: string): Asset {
+/**
+ * The console's page: web/console/console.html for this deployment, naming the sandbox helper's targets, the MCP
+ * server's address and its tools (from the lists the API and the MCP server use, so the page cannot drift from them).
+ */
+function consolePage(root: string, publicBaseUrl: string): Asset {
   const html = pageAsset('web/console/console.html', root).plain.toString('utf8');
   const targets = advanceTargets().map((t) => `<code>${escapeHtml(t)}</code>`);
   const list = targets.length > 1 ? `${targets.slice(0, -1).join(', ')} or ${targets[targets.length - 1]}` : targets.join('');
-  return asset(Buffer.from(html.replaceAll('{{advance_targets}}', list)), 'text/html; charset=utf-8');
+  const filled = html
+    .replaceAll('{{advance_targets}}', list)
+    .replaceAll('{{mcp_url}}', escapeHtml(`${publicBaseUrl}${MCP_PATH}`))
+    .replaceAll('{{mcp_tools}}', TOOLS.map(toolRow).join('\n'));
+  return asset(Buffer.from(filled), 'text/html; charset=utf-8');
+}
+
+/**
+ * The first sentence of a tool's description: up to the first full stop followed by a capital letter or the end
+ * (so "e.g. 2026-12-01" does not end it).
+ */
+export function firstSentence(description: string): string {
+  const m = /^([\s\S]+?[.!?])(?=\s+[A-Z`]|\s*$)/.exec(description.trim());
+  return m ? m[1] : description.trim();
+}
+
+/** Text for the page, `code` spans (between backticks) as <code>. */
+const prose = (text: string) => escapeHtml(text).replace(/`([^`]+)`/g, '<code>$1</code>');
+
+/** One row of the console's table of MCP tools: its name and title, what it does, and whether it acts. */
+function toolRow(t: Tool): string {
+  const kind = t.acts ? '<span class="mcp-kind acts">acts</span>' : '<span class="mcp-kind reads">reads</span>';
+  return (
+    `<tr data-tool="${escapeHtml(t.name)}"><th scope="row"><code>${escapeHtml(t.name)}</code>` +
+    `<span class="mcp-title">${escapeHtml(t.annotations.title)}</span></th>` +
+    `<td>${prose(firstSentence(t.description))}</td><td>${kind}</td></tr>`
+  );
 }
 
 const ADVANCE_PATH = '/test_helpers/bookings/{booking_ref}/advance';

@@ -21,6 +21,7 @@ const ASSET_FILES: Record<string, string> = {
   'format.js': 'web/ops/format.js',
   'job-panel.js': 'web/ops/job-panel.js',
   'operators.js': 'web/ops/operators.js',
+  'partner-agents.js': 'web/ops/partner-agents.js',
   'partner-settings.js': 'web/ops/partner-settings.js',
   'partner-terms.js': 'web/ops/partner-terms.js',
   'partners.js': 'web/ops/partners.js',
