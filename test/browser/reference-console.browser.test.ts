@@ -6,11 +6,12 @@ import { operator } from '../support/fixtures';
 import { client } from '../support/http';
 import path from 'node:path';
 import { ARTIFACTS_DIR, launchBrowser, PHONE, screenshot, textSoon, visibleSoon, watchedPage, describeInBrowser } from '../support/browser';
+import { TOOLS } from '../../src/http/mcp/tools';
 
 /**
  * The reference console in headless Chromium: it loads with nothing from outside the service, a test key pings from
- * the page, a live key is refused by the page (nothing sent) and by the server (the uniform 401), and the flow books
- * and cancels in sandbox only.
+ * the page, a live key is refused by the page (nothing sent) and by the server (the uniform 401), the flow books
+ * and cancels in sandbox only, and the AI agents section lists the MCP server's tools.
  */
 describeInBrowser('Reference console (/transfers/v1/console) in a browser', () => {
   let app: TestApp;
@@ -182,11 +183,11 @@ describeInBrowser('Reference console (/transfers/v1/console) in a browser', () =
       }
       expect(await w.page.locator('#flow-offers').isHidden()).toBe(true);
       await textSoon(w.page.locator('#flow-curl'), /curl -s -X POST '.*\/transfers\/v1\/bookings\/[A-Z0-9]{8}\/cancel'/);
-      // Pasted into a shell with the key in LANKA_KEY, the curl works (the key's header in double quotes).
+      // Pasted into a shell with the key in KEY (the partner guide's name for it), the curl works (the key's header in double quotes).
       const shown = await w.page.locator('#flow-curl').innerText();
-      expect(shown).toContain('-H "Authorization: Bearer $LANKA_KEY"');
+      expect(shown).toContain('-H "Authorization: Bearer $KEY"');
       // (Asynchronously: the service answering it runs in this process.)
-      const pasted = await promisify(execFile)('sh', ['-c', shown], { env: { ...process.env, LANKA_KEY: partner.testKey }, timeout: 20_000 });
+      const pasted = await promisify(execFile)('sh', ['-c', shown], { env: { ...process.env, KEY: partner.testKey }, timeout: 20_000 });
       expect(JSON.parse(pasted.stdout)).toMatchObject({ env: 'sandbox', status: 'cancelled' });
       await screenshot(w.page, 'reference-console-flow', true);
       const ref = /Booking ([A-Z0-9]{8})/.exec(await w.page.locator('#flow-meta').innerText())![1];
@@ -231,6 +232,82 @@ describeInBrowser('Reference console (/transfers/v1/console) in a browser', () =
       await screenshot(w.page, 'partner-guide-webhooks');
       // Long code samples scroll in their box; the page itself never scrolls sideways.
       expect(await overflow()).toBeLessThanOrEqual(0);
+      expect(w.outside(app.url)).toEqual([]);
+      expect(w.errors).toEqual([]);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it("shows how AI agents connect (MCP): the endpoint, a client's configuration, the confirmation step and all the server's tools", async () => {
+    const w = await watchedPage(browser);
+    await w.page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: app.url });
+    try {
+      // The address the MCP server's protected-resource document gives as its documentation opens the section.
+      await w.page.goto(`${consoleUrl()}#ai-agents`);
+      const section = w.page.locator('#ai-agents');
+      await textSoon(section.locator('h2'), /^AI agents \(MCP\)$/);
+      await w.page.locator('.opblock').first().waitFor();
+      expect(await section.evaluate((el) => el.getBoundingClientRect().top)).toBeLessThan(100);
+      // Swagger UI, which keeps its own deep links in the hash, leaves this one alone.
+      expect(new URL(w.page.url()).hash).toBe('#ai-agents');
+      const mcpUrl = `${app.deps.config.publicBaseUrl}/mcp`;
+      expect(await w.page.locator('#mcp-url').innerText()).toBe(mcpUrl);
+      const config = JSON.parse(await w.page.locator('#mcp-config').innerText());
+      expect(config).toEqual({ mcpServers: { 'lanka-transfers': { type: 'http', url: mcpUrl, headers: { Authorization: 'Bearer svc_sk_test_…' } } } });
+      await textSoon(w.page.locator('#mcp-confirmation'), /prepare_booking \(or preview_cancellation\)[\s\S]*confirm_booking \(or cancel_booking\)/);
+
+      // Every tool the server lists, in its order, with its title, the first sentence of its description, and whether it acts.
+      const rows = w.page.locator('#mcp-tools-body tr');
+      expect(await rows.evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-tool')))).toEqual(TOOLS.map((t) => t.name));
+      expect(TOOLS).toHaveLength(9);
+      for (const t of TOOLS) {
+        const row = w.page.locator(`#mcp-tools-body tr[data-tool="${t.name}"]`);
+        const text = await row.innerText();
+        expect({ tool: t.name, has: [text.includes(t.name), text.includes(t.annotations.title), /\b(acts|reads)\b/.exec(text)?.[1]] }).toEqual({
+          tool: t.name,
+          has: [true, true, t.acts ? 'acts' : 'reads'],
+        });
+      }
+      await textSoon(w.page.locator('#mcp-tools-body tr[data-tool="quote_transfer"]'), /Quote a private transfer in Sri Lanka\.\s+reads$/);
+      await textSoon(w.page.locator('#mcp-tools-body tr[data-tool="confirm_booking"]'), /Book what prepare_booking prepared, once the human agreed/);
+
+      // Copied with the sandbox key in use (never shown on the page), it connects.
+      await w.page.fill('#key-input', partner.testKey);
+      await w.page.click('button:has-text("Use this key")');
+      await textSoon(w.page.locator('#key-status'), /Using svc_sk_test_/);
+      await textSoon(w.page.locator('#mcp-copy'), /Copy, with your key/);
+      await w.page.click('#mcp-copy');
+      await textSoon(w.page.locator('#mcp-copy-status'), /Copied, with your sandbox key in it/);
+      const copied = JSON.parse((await w.page.evaluate('navigator.clipboard.readText()')) as string);
+      const server = copied.mcpServers['lanka-transfers'];
+      expect(server.headers.Authorization).toBe(`Bearer ${partner.testKey}`);
+      expect(await w.page.locator('#ai-agents').innerText()).not.toContain(partner.testKey);
+      const listed = await fetch(`${app.url}/mcp`, {
+        method: 'POST',
+        headers: { ...server.headers, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+      expect(listed.status).toBe(200);
+      expect(((await listed.json()) as { result: { tools: Array<{ name: string }> } }).result.tools.map((t) => t.name)).toEqual(TOOLS.map((t) => t.name));
+
+      // From another tab, the bar's link comes back to the section.
+      await w.page.click('#tab-requests');
+      await w.page.click('header.bar a:has-text("AI agents")');
+      await visibleSoon(section);
+      expect(await w.page.locator('#panel-reference').isVisible()).toBe(true);
+      await w.page.locator('.opblock').first().waitFor();
+      expect(new URL(w.page.url()).hash).toBe('#ai-agents');
+      await section.screenshot({ path: path.join(ARTIFACTS_DIR, 'reference-console-ai-agents-desktop.png') });
+      await w.page.setViewportSize(PHONE);
+      await section.screenshot({ path: path.join(ARTIFACTS_DIR, 'reference-console-ai-agents-phone.png') });
+      expect(await w.page.evaluate('document.documentElement.scrollWidth - window.innerWidth')).toBeLessThanOrEqual(0);
+
+      // Swagger UI's own deep links still open their operation (on a page loaded afresh).
+      await w.page.setViewportSize({ width: 1280, height: 800 });
+      await w.page.goto('about:blank');
+      await w.page.goto(`${consoleUrl()}#/Account/getPing`);
+      await visibleSoon(w.page.locator('#operations-Account-getPing .opblock-body'));
       expect(w.outside(app.url)).toEqual([]);
       expect(w.errors).toEqual([]);
     } finally {

@@ -1,11 +1,12 @@
 // @ts-check
 /*
  * The reference console: the Transfers contract rendered by Swagger UI (served by the service itself), a key box
- * that takes sandbox keys only (key.js), a four-step flow (flow.js), and the workbench's tabs (workbench.js): the
- * partner's own requests (requests.js), webhooks (webhooks.js) and a booking's timeline (timeline.js). Native ES
- * modules, served as they are; Swagger UI's bundle is a classic script that runs before them. `npm run
- * typecheck:web` checks them.
+ * that takes sandbox keys only (key.js), a four-step flow (flow.js), how AI agents connect (agents.js), and the
+ * workbench's tabs (workbench.js): the partner's own requests (requests.js), webhooks (webhooks.js) and a booking's
+ * timeline (timeline.js). Native ES modules, served as they are; Swagger UI's bundle is a classic script that runs
+ * before them. `npm run typecheck:web` checks them.
  */
+import { setUpAgents } from './agents.js';
 import { setUpFlow } from './flow.js';
 import { $, API, guard, haveKey, held, keyInput, LIVE_KEY, LIVE_REFUSED, logout, ROOT, say, call, setKey, useKey } from './key.js';
 import { requestsPanel } from './requests.js';
@@ -18,7 +19,11 @@ import { setUpTabs } from './workbench.js';
 /** @typedef {import('./key.js').SwaggerUI} SwaggerUI */
 /** @typedef {{ url: string, headers?: HeaderMap }} SwaggerRequest */
 /** @typedef {(payload: Record<string, { value?: unknown }>) => unknown} Authorize */
-/** @typedef {{ statePlugins: { auth: { wrapActions: { authorize: (original: Authorize) => Authorize } } } }} SwaggerPlugin */
+/** @typedef {(hash: string) => unknown} ParseHash */
+/**
+ * @typedef {{ statePlugins: { auth: { wrapActions: { authorize: (original: Authorize) => Authorize } } } }
+ *   | { statePlugins: { layout: { wrapActions: { parseDeepLinkHash: (original: ParseHash) => ParseHash } } } }} SwaggerPlugin
+ */
 /**
  * Swagger UI's entry point (window.SwaggerUIBundle), as far as the page uses it.
  * @typedef {{ (options: Record<string, unknown> & { requestInterceptor: (req: SwaggerRequest) => SwaggerRequest, plugins: (() => SwaggerPlugin)[] }): SwaggerUI, presets: { apis: unknown } }} SwaggerUIBundle
@@ -57,6 +62,23 @@ function refuseLiveKeysPlugin() {
   };
 }
 
+/**
+ * A plugin that keeps Swagger UI's deep links to its own hashes (#/Tag/operation): the page's other anchors
+ * (#ai-agents, the workbench's #requests…) are not taken for a tag, nor rewritten to #/… in the address bar.
+ * @returns {SwaggerPlugin}
+ */
+function ownDeepLinksPlugin() {
+  return {
+    statePlugins: {
+      layout: {
+        wrapActions: {
+          parseDeepLinkHash: (original) => (hash) => (/^#!?\//.test(hash) ? original(hash) : undefined),
+        },
+      },
+    },
+  };
+}
+
 // --- the key box -----------------------------------------------------------------------------------------------
 $('key-form').addEventListener('submit', (e) => {
   e.preventDefault();
@@ -86,6 +108,9 @@ $('ping-button').addEventListener('click', () => {
 // --- the flow --------------------------------------------------------------------------------------------------
 setUpFlow();
 
+// --- AI agents (MCP) -------------------------------------------------------------------------------------------
+setUpAgents();
+
 // --- the workbench ---------------------------------------------------------------------------------------------
 setUpTabs({ requests: requestsPanel(), webhooks: webhooksPanel(), timeline: timelinePanel() });
 
@@ -108,7 +133,7 @@ fetch(ROOT + '/openapi.json')
       persistAuthorization: false,
       tryItOutEnabled: true,
       presets: [SwaggerUIBundle.presets.apis],
-      plugins: [refuseLiveKeysPlugin],
+      plugins: [refuseLiveKeysPlugin, ownDeepLinksPlugin],
       layout: 'BaseLayout',
       // The second line of defence: were a live key to reach a request anyway, it goes nowhere (an address the
       // browser cannot fetch), and the page says why. Throwing here would break Swagger UI's response panel.

@@ -147,15 +147,15 @@ export async function call(method, path, body, extraHeaders) {
 const literal = (text) => "'" + text.replaceAll("'", "'\\''") + "'";
 
 /**
- * The request as curl, the key left out: the key header is in double quotes so the shell puts $LANKA_KEY in (in
- * single quotes it would send the words "$LANKA_KEY" and get a 401); everything else is quoted literally.
+ * The request as curl, the key left out: the key header is in double quotes so the shell puts $KEY in (in
+ * single quotes it would send the words "$KEY" and get a 401); everything else is quoted literally.
  * @param {Exchange} r
  */
 export function curl(r) {
   const lines = ['curl -s -X ' + r.method + ' ' + literal(API + r.path)];
   Object.keys(r.headers).forEach((h) => {
     if (h === CONSOLE_HEADER || h === 'Accept') return;
-    lines.push(h === 'Authorization' ? '  -H "Authorization: Bearer $LANKA_KEY"' : '  -H ' + literal(h + ': ' + r.headers[h]));
+    lines.push(h === 'Authorization' ? '  -H "Authorization: Bearer $KEY"' : '  -H ' + literal(h + ': ' + r.headers[h]));
   });
   if (r.body !== undefined) lines.push('  -d ' + literal(JSON.stringify(r.body)));
   return lines.join(' \\\n');

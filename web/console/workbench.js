@@ -234,6 +234,8 @@ export async function showExchange(section, requestId, shownRef) {
 }
 
 const TABS = /** @type {Tab[]} */ (['reference', 'requests', 'webhooks', 'timeline']);
+/** The id of the reference tab's AI agents (MCP) section, which its address (#ai-agents) opens from any tab. */
+const AGENTS_SECTION = 'ai-agents';
 /** @param {string | undefined} name @returns {name is Tab} */
 const isTab = (name) => TABS.some((t) => t === name);
 
@@ -282,6 +284,15 @@ export function setUpTabs(panels) {
   });
 
   function route() {
+    // The AI agents section (a link from the bar, or the MCP server's documentation link) is on the reference tab.
+    if (location.hash === '#' + AGENTS_SECTION) {
+      if (current !== 'reference') {
+        select('reference');
+        history.replaceState(history.state, '', location.pathname + location.search + '#' + AGENTS_SECTION);
+      }
+      $(AGENTS_SECTION).scrollIntoView();
+      return;
+    }
     const m = /^#([a-z]+)(?:\/([A-Za-z0-9%]{1,40}))?$/.exec(location.hash);
     if (m && isTab(m[1]) && m[1] !== 'reference') select(m[1], { arg: m[2] ? decodeURIComponent(m[2]) : undefined });
     else if (location.hash.startsWith('#/') && current !== 'reference') select('reference');

@@ -59,7 +59,10 @@ async function ran(tool: Tool, args: Record<string, unknown>, session: ToolSessi
     if (e instanceof AppError) return { error: { code: e.code, message: e.message, details: e.details } };
     const { logger } = session.ctx.deps;
     if (isLockTimeout(e)) {
-      logger.warn({ err: e, requestId: session.ctx.requestId, tool: tool.name }, 'a row stayed locked past lock_timeout: the tool answered service_unavailable');
+      logger.warn(
+        { err: e, requestId: session.ctx.requestId, tool: tool.name },
+        'a row stayed locked past lock_timeout: the tool answered service_unavailable',
+      );
       return { error: { code: 'service_unavailable', message: 'The service is busy; retry with the same idempotency key.', details: {} } };
     }
     logger.error({ err: e, requestId: session.ctx.requestId, tool: tool.name }, 'unhandled error in an MCP tool');
@@ -113,7 +116,7 @@ export async function createMcpSurface(deps: Deps, transfers: ContractSurface) {
       authorization_servers: [],
       bearer_methods_supported: ['header'],
       resource_name: 'Lanka Transfers MCP server',
-      resource_documentation: `${deps.config.publicBaseUrl}/console/#ai-agents`,
+      resource_documentation: `${deps.config.publicBaseUrl}/transfers/v1/console#ai-agents`,
     },
   });
   const notOffered = async (): Promise<HandlerResult> => {
