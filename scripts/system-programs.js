@@ -13,8 +13,8 @@ const PROGRAMS = [
   { program: '/usr/bin/chromium', pkg: 'chromium', needed: 'the browser tests (playwright-core drives it; nothing is downloaded)' },
   { program: 'promtool', pkg: 'prometheus', needed: 'the alert-rule tests' },
   { program: 'prometheus', pkg: 'prometheus', needed: 'the scrape test' },
-  { program: 'curl', pkg: 'curl', needed: 'the first-start test (it runs the curl that npm start prints) and the guides\' examples' },
-  { program: 'jq', pkg: 'jq', needed: 'the guides\' examples (they keep the ids a call answered with jq)' },
+  { program: 'curl', pkg: 'curl', needed: "the first-start test (it runs the curl that npm start prints) and the guides' examples" },
+  { program: 'jq', pkg: 'jq', needed: "the guides' examples (they keep the ids a call answered with jq)" },
   { program: '/usr/sbin/pgbouncer', pkg: 'pgbouncer', needed: 'the integration pass through a transaction pooler, and the topology tests (PostgreSQL runs)' },
   { program: '/usr/sbin/haproxy', pkg: 'haproxy', needed: 'the topology tests (PostgreSQL runs)' },
 ];
