@@ -5,9 +5,18 @@ import path from 'node:path';
 import { ManualClock } from '../../../src/shared/clock';
 import { backend } from '../../support/test-app';
 import { useTestApp } from '../../support/use-test-app';
+import { describeIf } from '../../support/skip';
 
-/** The Inspector's launcher: `mcp-inspector --cli …` is what CI runs (`npx @modelcontextprotocol/inspector --cli …`). */
-const INSPECTOR = require.resolve('@modelcontextprotocol/inspector/clients/launcher/build/index.js');
+// The Inspector is installed from the registry on its own, pinned (scripts/mcp-inspector.js says why); here when missing.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const inspectorInstall = require('../../../scripts/mcp-inspector.js') as {
+  LAUNCHER: string;
+  INSTALL_COMMAND: string;
+  install: (log?: (line: string) => void) => boolean;
+};
+/** Its launcher: `node <launcher> --cli …` is `npx @modelcontextprotocol/inspector --cli …`. */
+const INSPECTOR = inspectorInstall.LAUNCHER;
+const available = inspectorInstall.install(() => undefined);
 
 const TOOLS = [
   'find_place',
@@ -40,7 +49,10 @@ interface AuditRow {
  * without a key. Its output is read with `--format json`: the result on stdout, or an error envelope on stderr with
  * the Inspector's exit code (3: auth_required).
  */
-describe(`The MCP server under the MCP Inspector's CLI (${backend})`, () => {
+describeIf(
+  available || process.env.TEST_REQUIRE_SYSTEM_PROGRAMS === 'true',
+  `needs the MCP Inspector, which could not be installed here: ${inspectorInstall.INSTALL_COMMAND}`,
+)(`The MCP server under the MCP Inspector's CLI (${backend})`, () => {
   const clock = new ManualClock('2026-11-21T08:00:00Z');
   const svc = useTestApp({ clock, partner: 'Inspector Agents' });
   // The Inspector keeps a catalog, client config and secrets under ~/.mcp-inspector: a home of its own, dropped after.
