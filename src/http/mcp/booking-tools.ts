@@ -47,8 +47,8 @@ export const prepareBookingTool: Tool = {
     const summary = {
       passenger: view.passenger,
       passengers: view.passengers,
-      pickup: placeWords(view.pickup),
-      dropoff: placeWords(view.dropoff),
+      pickup: view.pickup,
+      dropoff: view.dropoff,
       pickup_datetime: view.pickup_datetime,
       pickup_local: localWords(o.booking.pickupAt),
       vehicle: view.vehicle,
@@ -180,9 +180,6 @@ export const amendBooking: Tool = {
     return ok(a.body, `Changed ${ref} (version ${say(a.body.version)}).\n${bookingText(a.body)}`);
   },
 };
-
-const placeWords = (p: { name: string | null; resolved_name: string }) =>
-  p.name && p.name !== p.resolved_name ? `${p.name} (located at ${p.resolved_name})` : p.resolved_name;
 
 /** A domain refusal in the Transfers API's words (the same code, message and details as POST /bookings). */
 function asAnswer(s: ToolSession, e: Parameters<typeof transfersError>[1]): Answer {

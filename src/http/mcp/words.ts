@@ -41,14 +41,19 @@ export function quoteText(q: Json): string {
 }
 
 /** A booking or a prepared one, in words: who, from where to where, when, the vehicle, the price and its cancellation. */
+/** A booked place as the driver will read it, and where we located it. */
+function placeWords(p: unknown): string {
+  const place = p as { name?: string | null; resolved_name?: string } | null;
+  if (!place?.resolved_name) return '?';
+  return place.name && place.name !== place.resolved_name ? `${place.name} (located at ${place.resolved_name})` : place.resolved_name;
+}
+
 export function bookingText(b: Json): string {
   const person = b.passenger as { first_name?: string; last_name?: string } | null;
   const party = b.passengers as { adults?: number; children?: number; luggage?: number } | undefined;
-  const place = (p: unknown) =>
-    typeof p === 'string' ? p : ((p as { name?: string; resolved_name?: string } | null)?.name ?? (p as { resolved_name?: string })?.resolved_name ?? '?');
   const lines = [
     `Passenger: ${person ? `${person.first_name ?? ''} ${person.last_name ?? ''}`.trim() : '(erased)'}${party ? `, ${party.adults ?? 0} adults, ${party.children ?? 0} children, ${party.luggage ?? 0} bags` : ''}`,
-    `From ${place(b.pickup)} to ${place(b.dropoff)}`,
+    `From ${placeWords(b.pickup)} to ${placeWords(b.dropoff)}`,
     `Pickup: ${typeof b.pickup_local === 'string' ? b.pickup_local : instant(b.pickup_datetime)}`,
     `Vehicle: ${say(b.vehicle)}`,
     `Price: ${say(b.price)} ${say(b.currency)}`,

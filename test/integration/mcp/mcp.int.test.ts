@@ -297,7 +297,10 @@ describe(`The MCP server (${backend})`, () => {
     // initialize, initialized, the SDK's tools/list, 2 refused calls, quote, prepare: each request one row
     expect(rows.length).toBe(sent.get(partner.testKey));
     expect(rows.length).toBeGreaterThanOrEqual(6);
-    for (const r of rows) expect(JSON.stringify(r)).not.toContain(PASSENGER.email);
+    for (const r of rows) {
+      expect(JSON.stringify(r)).not.toContain(PASSENGER.email);
+      expect(JSON.stringify(r)).not.toContain('77 Galle Road');
+    }
     const log = await svc.call('GET', '/transfers/v1/requests?limit=50', { key: partner.testKey });
     expect(log.status).toBe(200);
     expect(log.body.data.filter((x: { path: string }) => x.path === '/mcp')).toHaveLength(rows.length);

@@ -1,5 +1,17 @@
 import fs from 'node:fs';
-import { loadContract } from '../../../src/http/surface';
+import { loadContract as loadRaw } from '../../../src/http/surface';
+import { schemaOf } from '../../../src/http/mcp/tool-schemas';
+
+/**
+ * A contract as the walk reads it. mcp.yaml names Transfers schemas with `x-ref` (a reference into the other
+ * contract): its components are read as the MCP server serves them, each self-contained (tool-schemas.ts).
+ */
+function loadContract(file: string): Json {
+  const doc = loadRaw(file) as Json;
+  if (file !== 'mcp.yaml') return doc;
+  const names = Object.keys((doc.components as Json).schemas as Json);
+  return { ...doc, components: { ...(doc.components as Json), schemas: Object.fromEntries(names.map((n) => [n, schemaOf('mcp.yaml', n)])) } };
+}
 import { CONTRACTS_DIR } from '../../../src/shared/paths';
 import { PERSONAL_DATA, personalValues } from '../../../src/shared/personal-data';
 import { redactUrl } from '../../../src/shared/redact';
