@@ -63,6 +63,44 @@ export async function contractOperations(file: string): Promise<ContractOperatio
   });
 }
 
+const dereferenced = new Map<string, Promise<Schema>>();
+/** A contract dereferenced (its `$ref`s inlined) as openapi-backend reads it, once per file. */
+function dereferencedContract(file: string): Promise<Schema> {
+  let d = dereferenced.get(file);
+  if (!d) {
+    const api = new OpenAPIBackend({ definition: loadContract(file), strict: false, customizeAjv: (ajv) => (addContractFormats(ajv as never), ajv) });
+    dereferenced.set(file, (d = api.init().then(() => api.definition as unknown as Schema)));
+  }
+  return d;
+}
+
+/**
+ * A named schema of a contract (`components.schemas.<name>`), self-contained: its `$ref`s inlined, and its `x-ref`s
+ * (mcp.yaml's way of naming a schema of the Transfers contract, `transfers-v1.yaml#/components/...`) replaced by
+ * the schema they point at, the reference's siblings kept over it.
+ */
+export async function contractSchema(file: string, name: string): Promise<Schema> {
+  const resolve = async (node: unknown, depth: number): Promise<unknown> => {
+    if (depth > 40) throw new Error(`${file}#${name}: schema nested too deeply`);
+    if (Array.isArray(node)) return Promise.all(node.map((n) => resolve(n, depth + 1)));
+    if (!node || typeof node !== 'object') return node;
+    const { 'x-ref': xref, ...rest } = node as Schema;
+    if (typeof xref === 'string') {
+      const [other, pointer] = xref.split('#');
+      let target: unknown = await dereferencedContract(other);
+      for (const part of pointer.replace(/^\//, '').split('/')) target = (target as Schema | undefined)?.[part];
+      if (!target) throw new Error(`${file}#${name}: no schema at ${xref}`);
+      return { ...((await resolve(target, depth + 1)) as Schema), ...((await resolve(rest, depth + 1)) as Schema) };
+    }
+    const out: Schema = {};
+    for (const [k, v] of Object.entries(rest)) out[k] = await resolve(v, depth + 1);
+    return out;
+  };
+  const schema = ((await dereferencedContract(file)) as { components?: { schemas?: Record<string, Schema> } }).components?.schemas?.[name];
+  if (!schema) throw new Error(`${file} has no schema ${name}`);
+  return (await resolve(schema, 0)) as Schema;
+}
+
 const days = (n: number) => n * 24 * 3600 * 1000;
 const pad = (n: number) => String(n).padStart(2, '0');
 
@@ -267,6 +305,9 @@ export function hints(pools: Pools, now: Date): Record<string, fc.Arbitrary<unkn
     key_id: pooled('key_id', fc.stringMatching(/^[a-z0-9]{12}$/)),
     order_id: pooled('order_id', fc.stringMatching(/^[A-Z0-9-]{4,20}$/)),
     price_mark: pooled('price_mark', fc.stringMatching(/^pm_[0-9a-f]{32}$/)),
+    // The MCP server's confirmation tokens (prepare_booking, preview_cancellation) and confirm_booking's key.
+    confirmation_token: pooled('confirmation_token', fc.oneof(fc.stringMatching(/^[A-Za-z0-9_-]{20,60}$/), fc.string({ minLength: 1, maxLength: 200 }))),
+    idempotency_key: fc.oneof(fc.constantFrom('mcp-1', 'mcp-2', 'mcp-3'), fc.string({ minLength: 1, maxLength: 255 })),
     outbox_id: pooled('outbox_id', fc.integer({ min: 1, max: 200 }).map(String)),
     // Mostly prices we would accept; now and then any the pattern takes, up to its maxLength and past it.
     price: fc.oneof(
