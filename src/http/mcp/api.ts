@@ -103,8 +103,8 @@ function audited(body: unknown): unknown {
 /**
  * The MCP server (contracts/mcp.yaml): the official SDK's protocol server and its Streamable HTTP transport (web
  * standard flavour, stateless, JSON answers) behind the service's own pipeline, so every MCP request is routed,
- * authenticated, rate limited, audited and committed like any other. A new server and transport per request: no
- * session, any instance answers. Tool calls run the Transfers operations (tools.ts).
+ * authenticated, rate limited, audited and committed like any other. A transport per request (no session: any
+ * instance answers), protocol servers reused. Tool calls run the Transfers operations (tools.ts).
  */
 export async function createMcpSurface(deps: Deps, transfers: ContractSurface) {
   const checks = argumentChecks();
