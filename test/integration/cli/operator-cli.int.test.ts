@@ -177,7 +177,7 @@ describe('Operator CLI', () => {
     expect((await json(['audit', 'list', '--direction', 'outbound'])).data).toEqual([]);
     const wrong = await cli(['audit', 'list', '--surface', 'outbound']);
     expect(wrong.code).toBe(1);
-    expect(wrong.stderr).toMatch(/surface: must be one of transfers, console, ops/);
+    expect(wrong.stderr).toMatch(/surface: must be one of transfers, mcp, console, ops/);
   });
 
   it('when an operator registers a vehicle and a driver and dispatches a job from the CLI, then the job shows them', async () => {
