@@ -69,7 +69,11 @@ export const topSubject = (value: unknown): Subject | undefined =>
 export function pathSubject(path: string): Subject | undefined {
   const m = /\/(bookings|jobs|orders)\/([^/?#]+)/.exec(path);
   if (!m) return undefined;
-  return `${m[1] === 'bookings' ? 'booking' : m[1] === 'jobs' ? 'job' : 'order'}:${safeDecode(m[2])}`;
+  // An id is letters, digits, '_' and '-': anything else (a NUL a client put in the path) names nobody, and the
+  // database could not hold it as a subject.
+  const id = safeDecode(m[2]);
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return undefined;
+  return `${m[1] === 'bookings' ? 'booking' : m[1] === 'jobs' ? 'job' : 'order'}:${id}`;
 }
 
 /** What stands for personal data nobody's: the day it arrived (its key is destroyed with the day's bodies). */
