@@ -69,10 +69,10 @@ export const topSubject = (value: unknown): Subject | undefined =>
 export function pathSubject(path: string): Subject | undefined {
   const m = /\/(bookings|jobs|orders)\/([^/?#]+)/.exec(path);
   if (!m) return undefined;
-  // An id is letters, digits, '_' and '-': anything else (a NUL a client put in the path) names nobody, and the
+  // An id with a control character in it (a NUL a client put in the path), or longer than any id, names nobody: the
   // database could not hold it as a subject.
   const id = safeDecode(m[2]);
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return undefined;
+  if (id.length > 128 || /[\u0000-\u001f\u007f]/.test(id)) return undefined;
   return `${m[1] === 'bookings' ? 'booking' : m[1] === 'jobs' ? 'job' : 'order'}:${id}`;
 }
 

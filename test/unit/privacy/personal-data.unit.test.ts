@@ -238,6 +238,9 @@ describe('whose it is', () => {
     // A reference that does not decode (a lone surrogate, as a fuzzer sent it) is the subject as written, not an error.
     expect(pathSubject('/transfers/v1/bookings/%ED%A0%80/change_quotes/..')).toBe('booking:%ED%A0%80');
     expect(pathSubject('/transfers/v1/quotes')).toBeUndefined();
+    // A control character (a NUL, as the fuzzer sent it) or an id longer than any id names nobody.
+    expect(pathSubject('/ops/v1/jobs/%00/no-show')).toBeUndefined();
+    expect(pathSubject(`/transfers/v1/bookings/${'B'.repeat(129)}`)).toBeUndefined();
     expect(daySubject(new Date('2026-12-01T23:59:59.999Z'))).toBe('day:2026-12-01');
   });
 });
