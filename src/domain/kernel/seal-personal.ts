@@ -72,6 +72,7 @@ export function pathSubject(path: string): Subject | undefined {
   // An id with a control character in it (a NUL a client put in the path), or longer than any id, names nobody: the
   // database could not hold it as a subject.
   const id = safeDecode(m[2]);
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is looked for
   if (id.length > 128 || /[\u0000-\u001f\u007f]/.test(id)) return undefined;
   return `${m[1] === 'bookings' ? 'booking' : m[1] === 'jobs' ? 'job' : 'order'}:${id}`;
 }
