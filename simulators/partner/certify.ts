@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Command, CommanderError } from 'commander';
-import { apiBaseUrl, createPartnerClient, type FetchLike, type RetryPolicy } from './client';
+import { apiBaseUrl, createPartnerClient, sendChanged, type FetchLike, type RetryPolicy } from './client';
 import { certificationFlows, type FlowContext, type RequirementResult } from './flows';
 import { escapeHtml, REPORT_CSS } from './report-html';
 import { renderTrafficSummary, trafficReport, TrafficReportError } from './traffic-report';
@@ -212,12 +212,8 @@ export async function certify(opts: CertifyOptions): Promise<Report> {
 export const CERTIFY_USER_AGENT = 'lanka-certify/1';
 
 /** A fetch that sends every request as the certification run's (CERTIFY_USER_AGENT), through `base`. */
-function asCertification(base: FetchLike = (req) => fetch(req)): FetchLike {
-  return (req) => {
-    const out = new Request(req);
-    out.headers.set('User-Agent', CERTIFY_USER_AGENT);
-    return base(out);
-  };
+export function asCertification(base: FetchLike = (req) => fetch(req)): FetchLike {
+  return (req) => sendChanged(req, (h) => h.set('User-Agent', CERTIFY_USER_AGENT), base);
 }
 
 export function renderSummary(report: Report): string {

@@ -243,19 +243,34 @@ export function simulatingFirst(
 ): FetchLike {
   let sent = 0;
   return async (req) => {
-    const out = new Request(req);
-    if (sent < times) out.headers.set('Sandbox-Simulate', fault);
+    const simulate = sent < times ? fault : null;
     sent += 1;
-    const request = { method: out.method, path: new URL(out.url).pathname, idempotencyKey: out.headers.get('idempotency-key') };
+    const request = { method: req.method, path: new URL(req.url).pathname, idempotencyKey: req.headers.get('idempotency-key') };
     try {
-      const res = await base(out);
+      const res = await sendChanged(req, (h) => simulate && h.set('Sandbox-Simulate', simulate), base);
       seen({ ...request, status: res.status, requestId: res.headers.get('x-request-id'), simulated: res.headers.get('sandbox-simulated') });
       return res;
     } catch (err) {
-      seen({ ...request, status: null, requestId: null, simulated: out.headers.get('sandbox-simulate'), error: (err as Error).name });
+      seen({ ...request, status: null, requestId: null, simulated: simulate, error: (err as Error).name });
       throw err;
     }
   };
+}
+
+/**
+ * Sends a copy of `req` with its headers changed. The copy hears `req`'s abort signal (the client's timeout) only
+ * while the copy lives: undici links the two weakly, and a copy the garbage collector takes mid-request never
+ * aborts, so a timed-out request goes on to its answer (seen under load, on Node 24: a certification's timeout
+ * check got a 201). The copy is held here until the answer is in.
+ */
+export async function sendChanged(req: Request, change: (headers: Headers) => unknown, send: FetchLike): Promise<Response> {
+  const out = new Request(req);
+  change(out.headers);
+  try {
+    return await send(out);
+  } finally {
+    void out.signal;
+  }
 }
 
 /** A 401: the key is missing, malformed, unknown or revoked. Retrying cannot help; the key must change. */
