@@ -10,6 +10,7 @@ import { ERROR_STATUS, errorHeaders } from '../errors';
 import { createSurface, type ContractSurface } from '../surface';
 import { partnerKeyAccess } from '../transfers/api';
 import type { HandlerResult, OperationCall, RequestContext } from '../types';
+import { withParamsErrors } from './params';
 import { ToolSession, type ToolAnswer } from './session';
 import { accessRefusal, outputSchemaOf, TOOLS, type Tool } from './tools';
 
@@ -160,8 +161,10 @@ export async function createMcpSurface(deps: Deps, transfers: ContractSurface) {
         parsedBody: call.body,
         authInfo: { token: '', clientId: ctx.partner!.partnerId, scopes: [], extra: { session } },
       });
-      const text = await response.text();
-      const body: unknown = text ? JSON.parse(text) : undefined;
+      const answered = await response.text();
+      const parsed: unknown = answered ? JSON.parse(answered) : undefined;
+      const body = parsed === undefined ? undefined : withParamsErrors(call.body, parsed);
+      const text = body === parsed ? answered : JSON.stringify(body);
       return session.committing({ status: response.status, rawBody: text, body, auditBody: audited(body) });
     } finally {
       await server.close();

@@ -112,6 +112,28 @@ describe(`The MCP server (${backend})`, () => {
     await expect(connect('svc_sk_test_nope_nope')).rejects.toThrow();
   });
 
+  it("when a request's params are not what the protocol says, then -32602 Invalid params naming the field, not an internal error", async () => {
+    const rpc = async (message: unknown): Promise<[number, any]> => {
+      const r = await fetch(`${svc.app.url}/mcp`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', Authorization: `Bearer ${svc.partner.testKey}` },
+        body: JSON.stringify(message),
+      });
+      return [r.status, await r.json()];
+    };
+    expect(await rpc({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'quote_transfer', arguments: 'CMB to Kandy' } })).toEqual([
+      200,
+      { jsonrpc: '2.0', id: 7, error: { code: -32602, message: expect.stringMatching(/^Invalid params for tools\/call: params\.arguments: /) } },
+    ]);
+    expect(await rpc({ jsonrpc: '2.0', id: 'x', method: 'tools/call', params: {} })).toEqual([
+      200,
+      { jsonrpc: '2.0', id: 'x', error: { code: -32602, message: expect.stringMatching(/^Invalid params for tools\/call: params\.name: /) } },
+    ]);
+    // A request the SDK takes is answered as it was.
+    const [, listed] = await rpc({ jsonrpc: '2.0', id: 8, method: 'tools/list' });
+    expect(listed.result.tools.length).toBeGreaterThan(5);
+  });
+
   it('a decline is a normal result with its reason and hint; quoting again as hinted gives offers', async () => {
     const client = await connect(svc.partner.testKey);
     const tooSoon = await client.callTool({ name: 'quote_transfer', arguments: quoteArgs({ pickup_datetime: '2026-11-21T15:00:00+05:30' }) });
