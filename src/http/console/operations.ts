@@ -20,6 +20,7 @@ const ASSET_FILES: Record<string, string> = {
   'key.js': 'web/console/key.js',
   'flow.js': 'web/console/flow.js',
   'workbench.js': 'web/console/workbench.js',
+  'local-time.js': 'web/console/local-time.js',
   'requests.js': 'web/console/requests.js',
   'webhooks.js': 'web/console/webhooks.js',
   'timeline.js': 'web/console/timeline.js',
