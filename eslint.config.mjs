@@ -86,5 +86,7 @@ export default tseslint.config(
     languageOptions: { globals: globals.browser, sourceType: 'module' },
     rules: layer(['../../*', '../../**', '**/src/**'], 'web/ talks to the service over HTTP only.'),
   },
+  // A file past 300 lines is split by what it does (issue 29); the generated types are ignored above.
+  { files: ['src/**/*.ts', 'web/**/*.js'], rules: { 'max-lines': ['error', { max: 300 }] } },
   prettier,
 );
