@@ -25,7 +25,7 @@ export interface Write {
 const renumbered = new Map<string, string>();
 
 /** Shifts `$n` placeholders by `offset` (memoised: the same texts come back on every request). */
-function shift(text: string, offset: number): string {
+export function shift(text: string, offset: number): string {
   if (offset === 0) return text;
   const key = `${offset}\u0001${text}`;
   let out = renumbered.get(key);
