@@ -6,7 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { combine } from '../src/data/write';
-import { auditedStatement, type AuditEntry } from '../src/data/repositories/audit-repository';
+import { type AuditEntry } from '../src/data/repositories/audit-repository';
+import { auditedStatement } from '../src/data/repositories/audit-commit';
 import { keyStillValid } from '../src/data/repositories/partners-repository';
 import { newBookingWrite } from '../src/data/repositories/bookings-repository';
 import { createQuote } from '../src/domain/quotes/create-quote';

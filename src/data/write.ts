@@ -20,6 +20,12 @@ export interface Write {
    * to fail the whole statement (e.g. assert_key_fresh: the caller's credentials have not changed meanwhile).
    */
   readonly asserts?: readonly string[];
+  /**
+   * Its CTEs insert only rows of its own request (new ids) and read nothing another request's write could change, so
+   * it may share one statement with other requests' writes (AuditBatches): a quote. A write that checks what others
+   * write (a booking's fleet_has_room, a claim) must not: in one statement they would share a snapshot.
+   */
+  readonly shareable?: boolean;
 }
 
 const renumbered = new Map<string, string>();
@@ -42,15 +48,17 @@ export function combine(...writes: Array<Write | undefined>): Write {
   const params: unknown[] = [];
   const asserts: string[] = [];
   let guard: string | undefined;
+  let shareable = true;
   for (const w of writes) {
     if (!w) continue;
+    if (w.ctes.length && !w.shareable) shareable = false;
     const offset = params.length;
     for (const c of w.ctes) ctes.push(shift(c, offset));
     for (const a of w.asserts ?? []) asserts.push(shift(a, offset));
     params.push(...w.params);
     guard ??= w.guard;
   }
-  return { ctes, params, guard, asserts };
+  return { ctes, params, guard, asserts, shareable };
 }
 
 /** Whether a write has anything to run besides the audit row. */

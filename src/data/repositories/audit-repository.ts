@@ -1,7 +1,5 @@
 import { createHash } from 'node:crypto';
-import { sql, type Sql, type Statement } from '../database';
-import { AppError } from '../../shared/errors';
-import { combine, isEmpty, shift, type Write } from '../write';
+import { sql, type Sql } from '../database';
 
 /** One audited exchange. Headers and bodies are JSON text, already redacted (see shared/redact). */
 export interface AuditEntry {
@@ -32,12 +30,12 @@ export interface AuditEntry {
   at?: Date;
 }
 
-const COLUMNS =
+export const COLUMNS =
   'surface, direction, method, path, status, partner_id, env, request_id, request_headers, request_body, response_headers, response_body, duration_ms, attempt, error, client, operator_id, trace_id, at, subjects';
-const VALUES =
+export const VALUES =
   '$1::text, $2::text, $3::text, $4::text, $5::int, $6::text, $7::text, $8::text, $9::jsonb, $10::jsonb, $11::jsonb, $12::jsonb, $13::int, $14::int, $15::text, $16::text, $17::text, $18::text, coalesce($19::timestamptz, now()), $20::text[]';
 
-const params = (e: AuditEntry): unknown[] => [
+export const params = (e: AuditEntry): unknown[] => [
   e.surface,
   e.direction,
   text(e.method),
@@ -122,145 +120,10 @@ function utf8(bytes: Buffer): string | null {
   }
 }
 
-const insertOne = sql(`insert into audit_log (${COLUMNS}) values (${VALUES})`);
+export const insertOne = sql(`insert into audit_log (${COLUMNS}) values (${VALUES})`);
 
 export async function appendAudit(db: Sql, e: AuditEntry): Promise<void> {
   await db.query(insertOne, params(e));
-}
-
-const composed = new Map<string, string>();
-
-/**
- * The one statement that runs `write` and appends the audit row (guarded, when the write is), and evaluates the
- * write's assertions. Its result row: `n`, the number of audit rows inserted (0 when the guard produced nothing).
- */
-export function auditedStatement(write: Write, e: AuditEntry): { statement: Statement; params: readonly unknown[] } {
-  const all = combine(write, {
-    ctes: [`audit as (insert into audit_log (${COLUMNS}) select ${VALUES}${write.guard ? ' where exists (select 1 from __guard__)' : ''} returning 1)`],
-    params: params(e),
-  });
-  const asserts = all.asserts?.length ? `, ${all.asserts.map((a) => `(select ${a})`).join(', ')}` : '';
-  const key = `${write.guard ?? ''}\u0002${all.ctes.join(',\n')}\u0002${asserts}`;
-  let text = composed.get(key);
-  if (text === undefined) {
-    text = `with ${all.ctes.join(',\n')}\nselect count(*)::int as n${asserts} from audit`.replace('__guard__', write.guard ?? '');
-    composed.set(key, text);
-  }
-  return { statement: sql(text), params: all.params };
-}
-
-/**
- * Runs `write` and appends the audit row in one statement (one implicit transaction, or in the caller's). With a
- * guarded write the audit row is inserted only if the guard produced rows; returns whether it was, i.e. whether the
- * write happened. An audit row whose write only asserts (a read, a ping, a refusal: no rows of its own) goes with
- * the others waiting at that moment, in one statement (see AuditBatches).
- */
-export async function commitWithAudit(db: Sql, write: Write | undefined, e: AuditEntry): Promise<boolean> {
-  if (!db.inTransaction && !write?.ctes.length && !write?.guard) {
-    await batchesOf(db).add(write, e);
-    return true;
-  }
-  if (isEmpty(write)) {
-    await appendAudit(db, e);
-    return true;
-  }
-  const { statement, params: values } = auditedStatement(write!, e);
-  const rows = await db.query<{ n: number }>(statement, values);
-  return rows[0].n > 0;
-}
-
-/** One statement's worth of audit rows (and their assertions). */
-const MAX_BATCH = 16;
-/** Batch statements in flight at once, per database handle: the others wait and go together when one ends. */
-const IN_FLIGHT = 2;
-
-interface Waiting {
-  write: Write | undefined;
-  entry: AuditEntry;
-  done: (e?: Error) => void;
-}
-
-/**
- * Audit rows that change nothing else, committed together: a row waits only while IN_FLIGHT statements of rows are
- * already running, and then goes with the rows that arrived meanwhile, up to MAX_BATCH, as one multi-row INSERT
- * that also evaluates each row's assertions. Each request still answers only once its row is committed. A
- * statement is atomic: if it fails (a key revoked meanwhile, an empty bucket, a row the log refuses), nothing of
- * it was written, and each of its rows is committed on its own, so each request hears its own outcome; an
- * unreachable database fails them all at once. Rows are grouped by the text of their assertions, so a handful of
- * statement texts serve every batch (named, prepared once per connection).
- */
-class AuditBatches {
-  private readonly waiting = new Map<string, Waiting[]>();
-  private running = 0;
-
-  constructor(private readonly db: Sql) {}
-
-  add(write: Write | undefined, entry: AuditEntry): Promise<void> {
-    return new Promise((resolve, reject) => {
-      const shape = write?.asserts?.join('\u0002') ?? '';
-      let list = this.waiting.get(shape);
-      if (!list) this.waiting.set(shape, (list = []));
-      list.push({ write, entry, done: (e) => (e === undefined ? resolve() : reject(e)) });
-      this.pump();
-    });
-  }
-
-  private pump(): void {
-    while (this.running < IN_FLIGHT && this.waiting.size) {
-      const [shape, list] = this.waiting.entries().next().value!;
-      const batch = list.splice(0, MAX_BATCH);
-      if (!list.length) this.waiting.delete(shape);
-      this.running += 1;
-      void this.commit(batch).finally(() => {
-        this.running -= 1;
-        this.pump();
-      });
-    }
-  }
-
-  private async commit(batch: Waiting[]): Promise<void> {
-    try {
-      await this.run(batch);
-      for (const w of batch) w.done();
-    } catch (e) {
-      if (batch.length === 1 || isUnavailableError(e)) for (const w of batch) w.done(asError(e));
-      else
-        await Promise.all(
-          batch.map((w) =>
-            this.run([w]).then(
-              () => w.done(),
-              (err: unknown) => w.done(asError(err)),
-            ),
-          ),
-        );
-    }
-  }
-
-  private async run(batch: Waiting[]): Promise<void> {
-    const values: string[] = [];
-    const asserts: string[] = [];
-    const all: unknown[] = [];
-    for (const { write, entry } of batch) {
-      for (const a of write?.asserts ?? []) asserts.push(shift(a, all.length));
-      if (write) all.push(...write.params);
-      values.push(`(${shift(VALUES, all.length)})`);
-      all.push(...params(entry));
-    }
-    if (!asserts.length && batch.length === 1) return void (await this.db.query(insertOne, all));
-    const text = `with audit as (insert into audit_log (${COLUMNS}) values ${values.join(', ')} returning 1)
-select count(*)::int as n${asserts.map((a) => `, (select ${a})`).join('')} from audit`;
-    await this.db.query(sql(text), all);
-  }
-}
-
-const isUnavailableError = (e: unknown) => e instanceof AppError && e.code === 'service_unavailable';
-const asError = (e: unknown): Error => (e instanceof Error ? e : new Error('the audit statement failed', { cause: e }));
-
-const batches = new WeakMap<Sql, AuditBatches>();
-function batchesOf(db: Sql): AuditBatches {
-  let b = batches.get(db);
-  if (!b) batches.set(db, (b = new AuditBatches(db)));
-  return b;
 }
 
 const ensure = sql('select audit_log_ensure_partitions($1::timestamptz, $2::int) as made');

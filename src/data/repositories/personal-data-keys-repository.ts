@@ -43,7 +43,9 @@ export async function destroyKeys(db: Sql, subjects: string[], at: Date): Promis
 
 /** The key rows of subjects made by a use case's own write (a new booking, quote or order). */
 export function newKeysWrite(subjects: string[], keys: Buffer[], cte = 'new_data_keys'): Write {
+  // The subjects are new ids of the request's own: a key shares a statement with other requests' rows safely.
   return {
+    shareable: true,
     ctes: [
       `${cte} as (insert into personal_data_keys (subject, key) select * from unnest($1::text[], $2::bytea[]) on conflict (subject) do nothing returning 1)`,
     ],

@@ -61,6 +61,7 @@ const json = (v: unknown) => (v === null || v === undefined ? null : JSON.string
  */
 export function quoteWrite(q: QuoteRecord, offers: readonly OfferRecord[]): Write {
   return {
+    shareable: true,
     ctes: [
       `quote_in as (insert into quotes (quote_id, partner_id, env, request, currency, journey_type, pickup, dropoff, distance_km, duration_min, pickup_at, declined_reason, declined, created_at, expires_at, terms, extras, booking_ref)
         values ($1::text, $2::text, $3::text, $4::jsonb, $5::text, $6::text, $7::jsonb, $8::jsonb, $9::numeric, $10::int, $11::timestamptz, $12::text, $13::jsonb, $14::timestamptz, $15::timestamptz, $16::jsonb, $17::jsonb, $18::text)

@@ -1,5 +1,8 @@
-import { commitWithAudit, type AuditEntry } from '../../../src/data/repositories/audit-repository';
+import { type AuditEntry } from '../../../src/data/repositories/audit-repository';
+import { commitWithAudit } from '../../../src/data/repositories/audit-commit';
 import { isStaleCredentials, keyStillValid } from '../../../src/data/repositories/partners-repository';
+import { newKeysWrite } from '../../../src/data/repositories/personal-data-keys-repository';
+import { combine } from '../../../src/data/write';
 import { useTestApp } from '../../support/use-test-app';
 
 /**
@@ -76,6 +79,59 @@ describe('Audit rows committed together', () => {
     );
     // The first two went alone; the batch of the other eight failed whole, and its rows were written again one by one.
     expect(auditInserts()).toHaveLength(2 + 1 + 8);
+  });
+
+  it('when 13 shareable writes arrive at once, then 5 statements commit them (2 alone, then 8, 2 and 1), each CTE renamed its own', async () => {
+    const fresh = keyStillValid(svc.partner.liveKeyId, await version());
+    const writes = Array.from({ length: 13 }, (_, i) => combine(newKeysWrite([`quote:batch-${i}`], [Buffer.alloc(32, i)]), fresh));
+    expect(writes.every((w) => w.shareable)).toBe(true);
+    const outcomes = await Promise.all(writes.map((w, i) => commitWithAudit(svc.app.deps.db, w, entry('c', i))));
+
+    expect(outcomes).toEqual(Array(13).fill(true));
+    // Two alone, then the other eleven in sizes of 1, 2, 4 or 8 (each size a statement kept per connection): 8, 2, 1.
+    // Had two requests' CTEs kept one name, those statements would have failed and their rows gone one by one.
+    expect(auditInserts()).toHaveLength(5);
+    const keys = await svc.app.deps.db.query<{ subject: string; first: number }>(
+      `select subject, get_byte(key, 0) as first from personal_data_keys where subject like 'quote:batch-%' order by subject`,
+    );
+    expect(keys.map((k) => [k.subject, k.first]).sort()).toEqual(Array.from({ length: 13 }, (_, i) => [`quote:batch-${i}`, i]).sort());
+    expect((await rows('c')).size).toBe(13);
+  });
+
+  it('when 12 quotes arrive at once over HTTP, then each is stored with its 8 offers and its audit row, and its offer books', async () => {
+    const quoteBody = {
+      pickup: { iata: 'CMB' },
+      dropoff: { name: 'Kandy' },
+      pickup_datetime: '2027-01-10T09:30:00+05:30',
+      passengers: { adults: 2, luggage: 2 },
+    };
+    const quotes = await Promise.all(Array.from({ length: 12 }, () => svc.call('POST', '/transfers/v1/quotes', { key: svc.partner.testKey, body: quoteBody })));
+
+    expect(quotes.map((q) => q.status)).toEqual(Array(12).fill(200));
+    const ids = quotes.map((q) => q.body.quote_id as string);
+    const offers = await svc.app.deps.db.query<{ quote_id: string; n: number }>(
+      'select quote_id, count(*)::int as n from offers where quote_id = any($1::text[]) group by quote_id',
+      [ids],
+    );
+    expect(offers.map((o) => [o.quote_id, o.n]).sort()).toEqual(ids.map((id) => [id, 8]).sort());
+    const audited = await svc.app.deps.db.query<{ request_id: string }>('select request_id from audit_log where request_id = any($1::text[])', [
+      quotes.map((q) => q.headers.get('x-request-id')),
+    ]);
+    expect(audited).toHaveLength(12);
+    const last = quotes[11].body;
+    const booked = await svc.call('POST', '/transfers/v1/bookings', {
+      key: svc.partner.testKey,
+      body: {
+        quote_id: last.quote_id,
+        offer_id: last.offers[0].offer_id,
+        partner_reference: 'BATCH-1',
+        passenger: { first_name: 'Ayesha', last_name: 'Perera' },
+        passengers: { adults: 2, luggage: 2 },
+        flight_number: 'UL504',
+      },
+      headers: { 'Idempotency-Key': 'batch-1' },
+    });
+    expect(booked.status).toBe(201);
   });
 
   it('when 30 pings arrive at once over HTTP, then each answer has exactly one audit row', async () => {
