@@ -10,6 +10,7 @@ import { startWebhookReceiver, type WebhookReceiver } from '../../simulators/par
 import { describeIf, needsPostgres } from '../support/skip';
 import { backend } from '../support/test-app';
 import { firstOfferBooking } from '../support/bookings';
+import { pickupInDays } from '../support/real-clock';
 
 /** The release before this one: PREVIOUS_RELEASE, else the commit deploy/previous-release names. */
 const PREVIOUS = process.env.PREVIOUS_RELEASE ?? fs.readFileSync(path.join(REPO_ROOT, 'deploy/previous-release'), 'utf8').split('\n')[0].trim();
@@ -70,7 +71,7 @@ async function call(base: string, method: string, p: string, o: { key?: string; 
 async function smoke(base: string, key: string) {
   const q = await call(base, 'POST', '/transfers/v1/quotes', {
     key,
-    body: { pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: '2026-12-20T09:30:00+05:30', passengers: { adults: 2, luggage: 2 } },
+    body: { pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: pickupInDays(20), passengers: { adults: 2, luggage: 2 } },
   });
   expect(q.status).toBe(200);
   const reference = `UP-${randomBytes(4).toString('hex')}`;

@@ -5,6 +5,7 @@ import { describeIf, hasProgram, needsPostgres, needsProgram } from '../support/
 import { backend } from '../support/test-app';
 import { firstOfferBooking } from '../support/bookings';
 import { outageProxy } from '../support/tcp-proxy';
+import { pickupInDays } from '../support/real-clock';
 
 /** scripts/topology.js (plain JavaScript: `npm run topology` runs it too). */
 interface Instance {
@@ -157,7 +158,7 @@ function clients(t: Topology, key: string, loops: number, retry: boolean, pace =
         '/transfers/v1/quotes',
         {
           key,
-          body: { pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: '2026-12-20T09:30:00+05:30', passengers: { adults: 2, luggage: 2 } },
+          body: { pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: pickupInDays(20), passengers: { adults: 2, luggage: 2 } },
         },
         (s) => s === 200,
       );

@@ -10,6 +10,7 @@ import { webhooksFlow, type FlowContext } from '../../../simulators/partner/flow
 import { systemClock } from '../../../src/shared/clock';
 import { listeningFile, writeListening } from '../../../src/cli/listening';
 import { freePort } from '../../support/net';
+import { pickupInDays } from '../../support/real-clock';
 
 const REQUIREMENTS = [
   'ping.sandbox',
@@ -95,7 +96,7 @@ describe('Partner certification against the service', () => {
     const after = await fetch(`${app.url}/transfers/v1/quotes`, {
       method: 'POST',
       headers: { Authorization: `Bearer ${partner.testKey}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify({ pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: '2026-12-01T09:30:00+05:30', passengers: { adults: 1 } }),
+      body: JSON.stringify({ pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: pickupInDays(3), passengers: { adults: 1 } }),
     });
     expect(((await after.json()) as { declined: unknown }).declined).toBeNull();
     expect(report).toMatchObject({ result: 'passed', env: 'sandbox', summary: { total: 28, passed: 28, failed: 0, skipped: 0 } });
@@ -240,7 +241,7 @@ describe('Partner certification against the service', () => {
     const call = client(app.url);
     const q = await call('POST', '/transfers/v1/quotes', {
       key: careless.testKey,
-      body: { pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: '2026-12-01T09:30:00+05:30', passengers: { adults: 1 } },
+      body: { pickup: { iata: 'CMB' }, dropoff: { name: 'Kandy' }, pickup_datetime: pickupInDays(3), passengers: { adults: 1 } },
     });
     const unkeyed = await call('POST', '/transfers/v1/bookings', {
       key: careless.testKey,
