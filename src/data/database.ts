@@ -2,13 +2,14 @@ import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import { serviceUnavailable } from '../shared/errors';
 import { isUnavailable } from './errors';
+import { PgliteStatements } from './pglite-statements';
 
 export type Row = Record<string, unknown>;
 
 /**
  * One SQL statement of the persistence layer. Its name is derived from its text, so on a direct PostgreSQL
- * connection it is prepared once per connection and executed by name afterwards (no parse, and a cached plan);
- * PGlite, and PostgreSQL behind a transaction pooler, run the text (an unnamed statement).
+ * connection and on PGlite it is prepared once per connection and executed by name afterwards (no parse, and a
+ * cached plan); PostgreSQL behind a transaction pooler runs the text (an unnamed statement).
  */
 export interface Statement {
   readonly name: string;
@@ -62,6 +63,8 @@ interface KnexClient {
   acquireConnection(): Promise<RawConnection>;
   releaseConnection(conn: RawConnection): unknown;
   pool?: unknown;
+  /** knex-pglite's single connection. */
+  pglite?: Parameters<typeof PgliteStatements.of>[0];
 }
 const clientOf = (k: Knex): KnexClient => k.client as KnexClient;
 
@@ -83,9 +86,10 @@ abstract class Executor implements Sql {
   protected abstract release(conn: RawConnection): void;
 
   constructor(
-    protected readonly pglite: boolean,
+    /** PGlite's statements, prepared by name on its one connection; undefined on PostgreSQL. */
+    protected readonly embedded: PgliteStatements | undefined,
     protected readonly observe: () => QueryObserver | undefined,
-    /** Prepared by name once per connection (a direct connection), or parsed each time (PGlite; behind a pooler). */
+    /** PostgreSQL: prepared by name once per connection (a direct connection), or parsed each time (behind a pooler). */
     protected readonly named: boolean,
   ) {}
 
@@ -99,6 +103,7 @@ abstract class Executor implements Sql {
       translate(e, s.text);
     }
     try {
+      if (this.embedded) return (await this.embedded.query(s.name, s.text, params, !this.inTransaction)) as R[];
       const res = this.named ? await conn.query({ name: s.name, text: s.text, values: params }) : await conn.query(s.text, params);
       return res.rows as R[];
     } catch (e) {
@@ -115,11 +120,11 @@ class TxExecutor extends Executor implements OpenTx {
 
   constructor(
     readonly knex: Knex.Transaction,
-    pglite: boolean,
+    embedded: PgliteStatements | undefined,
     observe: () => QueryObserver | undefined,
     named: boolean,
   ) {
-    super(pglite, observe, named);
+    super(embedded, observe, named);
   }
 
   protected acquire() {
@@ -134,7 +139,7 @@ class TxExecutor extends Executor implements OpenTx {
 
   async savepoint<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     try {
-      return await this.knex.transaction((sp) => fn(new TxExecutor(sp, this.pglite, this.observe, this.named)));
+      return await this.knex.transaction((sp) => fn(new TxExecutor(sp, this.embedded, this.observe, this.named)));
     } catch (e) {
       if (isUnavailable(e)) translate(e, 'savepoint');
       throw e;
@@ -175,8 +180,8 @@ export class Database extends Executor {
     readonly knex: Knex,
     opts: { namedStatements?: boolean } = {},
   ) {
-    const pglite = 'pglite' in (knex.client as object);
-    super(pglite, () => this.watcher, !pglite && opts.namedStatements !== false);
+    const pglite = clientOf(knex).pglite;
+    super(pglite && PgliteStatements.of(pglite), () => this.watcher, !pglite && opts.namedStatements !== false);
   }
 
   /** Tests watch every statement the service issues, builder queries included (for the EXPLAIN checks). */
@@ -189,7 +194,7 @@ export class Database extends Executor {
   }
 
   get kind(): 'pglite' | 'postgres' {
-    return this.pglite ? 'pglite' : 'postgres';
+    return this.embedded ? 'pglite' : 'postgres';
   }
 
   protected acquire() {
@@ -203,7 +208,7 @@ export class Database extends Executor {
   /** Runs `fn` in a transaction that commits when it resolves and rolls back when it throws. */
   async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
     try {
-      return await this.knex.transaction((trx) => fn(new TxExecutor(trx, this.pglite, this.observe, this.named)));
+      return await this.knex.transaction((trx) => fn(new TxExecutor(trx, this.embedded, this.observe, this.named)));
     } catch (e) {
       if (isUnavailable(e)) translate(e, 'transaction');
       throw e;
@@ -213,7 +218,7 @@ export class Database extends Executor {
   /** Opens a transaction the caller commits or rolls back. */
   async begin(): Promise<OpenTx> {
     try {
-      return new TxExecutor(await this.knex.transaction(), this.pglite, this.observe, this.named);
+      return new TxExecutor(await this.knex.transaction(), this.embedded, this.observe, this.named);
     } catch (e) {
       translate(e, 'begin');
     }
