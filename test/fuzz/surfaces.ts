@@ -30,6 +30,7 @@ import { test } from '@fast-check/jest';
 import { setupServer } from 'msw/node';
 import { http, HttpResponse } from 'msw';
 import { startTestApp, OPERATOR_TOKEN, type TestApp } from '../support/test-app';
+import { OPERATOR_AUTH_RULES } from '../../src/domain/operators/operator-auth';
 import { operator } from '../support/fixtures';
 import { MARKETPLACE_ENV } from '../support/marketplace';
 import { ManualClock } from '../../src/shared/clock';
@@ -289,7 +290,8 @@ export function fuzzSurfaces(shard: number, shards: number): void {
       // busy machine, and a keep-alive connection left idle that long can be closed by the server just as the
       // first case is sent on it (ECONNRESET, not the service's fault).
       server.listen({ onUnhandledRequest: 'bypass' });
-      app = await startTestApp({ clock: new ManualClock(NOW), env: MARKETPLACE_ENV, outboxWorker: false });
+      // Sandbox-Simulate: slow still waits on a timer, 5 ms instead of the other tests' 200 (nothing here times it).
+      app = await startTestApp({ clock: new ManualClock(NOW), env: { ...MARKETPLACE_ENV, SANDBOX_SLOW_MS: '5' }, outboxWorker: false });
       partner = await operator(app.url).partnerWithKeys('Fuzz Travel');
       driverToken = (await operator(app.url).driverToken((await operator(app.url).driver('Fuzz Driver')).driver_id)).token;
       pools.deny(partner.testKeyId);
@@ -629,6 +631,13 @@ export function fuzzSurfaces(shard: number, shards: number): void {
         expect({ where, audited: audited.length }).toEqual({ where, audited: 1 });
         // The MCP server's requests are audited as its own (a tool call's Transfers operation adds no row of its own).
         if (surface === 'mcp') expect({ where, auditedAs: audited[0].surface }).toEqual({ where, auditedAs: 'mcp' });
+        // The client's wrong-token count kept below the slowdown: past it every wrong token waits up to 4 s (most of a
+        // shard's time when left to climb). The slowdown and the refusal have their own tests (wrong-tokens.int.test.ts).
+        if (c.auth === 'wrong')
+          await app
+            .db('operator_auth_failures')
+            .where('failures', '>=', OPERATOR_AUTH_RULES.slowFrom - 1)
+            .del();
         // A refusal (an HTTP error; from the MCP server also a JSON-RPC error or a tool's error) changes nothing.
         if (r.status >= 400 || (surface === 'mcp' && mcpRefused(r.body))) expect({ where, tables: await businessCounts() }).toEqual({ where, tables: counts });
         else {
