@@ -1,5 +1,6 @@
 import type * as PgliteModule from '@electric-sql/pglite';
 
+/** database.ts's Row, named here again: database.ts imports this file, and lint refuses type-only cycles too. */
 type Row = Record<string, unknown>;
 
 /** Past this many statements prepared on one PGlite, new texts run unnamed (a bound in case texts were ever unbounded). */
