@@ -54,7 +54,8 @@ function readAll(file: string): ArrayBuffer {
   return bytes.buffer;
 }
 
-function migrationsHash(): string {
+/** The migrations' contents, hashed: a template made from other migrations is never used. */
+export function migrationsHash(): string {
   const hash = createHash('sha256');
   for (const name of fs.readdirSync(migrationsDir).sort()) hash.update(name).update(fs.readFileSync(path.join(migrationsDir, name)));
   return hash.digest('hex').slice(0, 16);

@@ -3,6 +3,7 @@ import type { Knex } from 'knex';
 import { loadConfig, type Config } from '../../src/config/env';
 import { makeDirectKnex, makeKnex, migrateLatest } from '../../src/data/knex';
 import { migratedTemplate } from './pglite-template';
+import { onDatabase, postgresTemplate } from './postgres-template';
 import { startServer, type RunningServer } from '../../src/server';
 import { ManualClock, type Clock } from '../../src/shared/clock';
 import type { Resolve } from '../../src/domain/webhooks/targets';
@@ -19,12 +20,6 @@ export const backend = process.env.DATABASE_URL ? 'postgres' : 'pglite';
  * pooler keeps no search_path), reached through the pooler, with DATABASE_DIRECT_URL for its migrations.
  */
 const pooler = process.env.DATABASE_URL ? process.env.TEST_DATABASE_POOLER : undefined;
-
-const onDatabase = (url: string, name: string) => {
-  const u = new URL(url);
-  u.pathname = `/${name}`;
-  return u.toString();
-};
 
 export interface TestApp extends RunningServer {
   db: Knex;
@@ -71,13 +66,17 @@ export async function freshDatabase(env: Record<string, string | undefined> = {}
   };
 }
 
-/** A fresh database of its own on DATABASE_URL's server, migrated directly, that the service reaches through `poolerUrl`. */
+/**
+ * A fresh database of its own on DATABASE_URL's server, copied from the migrated template (the migrations then find
+ * nothing to do), that the service reaches through `poolerUrl`.
+ */
 export async function pooledDatabase(poolerUrl: string, env: Record<string, string | undefined> = {}): Promise<TestDatabase> {
   const name = `t_${randomBytes(6).toString('hex')}`;
   const server = process.env.DATABASE_URL!;
+  const template = await postgresTemplate(server, (url) => testConfig({ DATABASE_URL: url }));
   const admin = () => makeKnex(testConfig({ DATABASE_URL: server, DATABASE_POOL_MAX: '1' }));
   const a = admin();
-  await a.raw('create database ??', [name]).finally(() => a.destroy());
+  await a.raw('create database ?? template ??', [name, template]).finally(() => a.destroy());
   const dbEnv = { DATABASE_URL: onDatabase(poolerUrl, name), DATABASE_DIRECT_URL: onDatabase(server, name) };
   const config = testConfig({ ...env, ...dbEnv });
   const direct = makeDirectKnex(config);
