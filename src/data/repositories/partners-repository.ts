@@ -107,12 +107,28 @@ export async function countPartners(db: Sql): Promise<number> {
   return rows[0].n;
 }
 
-/** Sets the operator's pause, or (sandbox: true) the partner's own sandbox pause. Undefined when no such partner. */
-export async function setPartnerPaused(db: Sql, partnerId: string, paused: boolean, which: 'operator' | 'sandbox'): Promise<PartnerRecord | undefined> {
-  const n = await PartnerModel.query(db.knex)
-    .findById(partnerId)
-    .patch(which === 'operator' ? { paused } : { sandboxPaused: paused });
+/** Sets the operator's pause. Undefined when no such partner. */
+export async function setPartnerPaused(db: Sql, partnerId: string, paused: boolean): Promise<PartnerRecord | undefined> {
+  const n = await PartnerModel.query(db.knex).findById(partnerId).patch({ paused });
   return n ? findPartner(db, partnerId) : undefined;
+}
+
+const sandboxPause = sql(`
+  update partners p set sandbox_paused = $2
+  from (select auth_version from partners where partner_id = $1 for update) before
+  where p.partner_id = $1
+  returning p.paused, p.sandbox_paused as "sandboxPaused", p.auth_version::text as "authVersion", before.auth_version::text as "authVersionBefore"`);
+
+/**
+ * Sets the partner's own sandbox pause, and says which auth_version the partner had before and has after (the
+ * change bumps it when it changes anything). Undefined when no such partner.
+ */
+export async function setSandboxPause(
+  db: Sql,
+  partnerId: string,
+  paused: boolean,
+): Promise<{ paused: boolean; sandboxPaused: boolean; authVersion: string; authVersionBefore: string } | undefined> {
+  return (await db.query<{ paused: boolean; sandboxPaused: boolean; authVersion: string; authVersionBefore: string }>(sandboxPause, [partnerId, paused]))[0];
 }
 
 export async function insertKey(db: Sql, k: Pick<KeyRecord, 'keyId' | 'partnerId' | 'env' | 'secretHash'>): Promise<KeyRecord> {

@@ -52,19 +52,23 @@ export async function getPartner(db: Sql, partnerId: string): Promise<PartnerVie
 
 /** The operator's pause: quotes decline partner_paused in both environments until resumed. */
 export async function setPaused(tx: Sql, partnerId: string, paused: boolean): Promise<PartnerView> {
-  const p = await partners.setPartnerPaused(tx, partnerId, paused, 'operator');
+  const p = await partners.setPartnerPaused(tx, partnerId, paused);
   if (!p) throw noPartner(partnerId);
   return toView(p);
 }
 
 /**
- * The partner's own sandbox pause (a test helper); the answer counts the operator's pause too. Returns the partner's
- * new auth_version: the request changed what it authenticated against, under the row lock, and commits with that.
+ * The partner's own sandbox pause (a test helper); the answer counts the operator's pause too. `authVersion` is the
+ * partner's auth_version after the change, and `authVersionBefore` the one it had when the change took its row lock.
  */
-export async function setSandboxPaused(tx: Sql, partnerId: string, paused: boolean): Promise<{ paused: boolean; authVersion: string }> {
-  const p = await partners.setPartnerPaused(tx, partnerId, paused, 'sandbox');
+export async function setSandboxPaused(
+  tx: Sql,
+  partnerId: string,
+  paused: boolean,
+): Promise<{ paused: boolean; authVersion: string; authVersionBefore: string }> {
+  const p = await partners.setSandboxPause(tx, partnerId, paused);
   if (!p) throw noPartner(partnerId);
-  return { paused: p.paused || p.sandboxPaused, authVersion: p.authVersion };
+  return { paused: p.paused || p.sandboxPaused, authVersion: p.authVersion, authVersionBefore: p.authVersionBefore };
 }
 
 export interface VehicleCodeView {

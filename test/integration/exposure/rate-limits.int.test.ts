@@ -146,6 +146,25 @@ describe(`A partner's own limit holds across instances (${backend})`, () => {
     expect(free.every((r) => r.status === 200)).toBe(true);
   });
 
+  it('when a limit is removed while this instance still holds the key with it, then the sandbox resume helper does not bring the old limit back', async () => {
+    const ops = operator(app.url);
+    const partner = await ops.partnerWithKeys('Resumed After Its Limit');
+    const call = client(app.url);
+    await ops.call('PUT', `/partners/${partner.partner_id}/rate-limit`, { body: { env: 'sandbox', requests_per_second: 1, burst: 3 } });
+    // This instance now knows the key with the limit (burst 3), and the clock stands still: nothing refills.
+    expect((await call('GET', '/transfers/v1/ping', { key: partner.testKey })).status).toBe(200);
+    const removed = await ops.call('PUT', `/partners/${partner.partner_id}/rate-limit`, { body: { env: 'sandbox', requests_per_second: null } });
+    expect(removed.body.rate_limits).toEqual({ sandbox: null, production: null });
+
+    // The helper changes the partner itself: it must not commit on the credentials it held (the removed limit's).
+    expect((await call('POST', '/transfers/v1/test_helpers/account/resume', { key: partner.testKey })).status).toBe(200);
+    const pings = await Promise.all(Array.from({ length: 6 }, () => call('GET', '/transfers/v1/ping', { key: partner.testKey })));
+    expect(pings.map((r) => r.status)).toEqual([200, 200, 200, 200, 200, 200]);
+    // The bucket is the default limit's (SANDBOX_BURST), not one refilled to the removed limit's 3.
+    const [bucket] = await app.db('rate_buckets').where({ scope: `partner:${partner.partner_id}:sandbox` });
+    expect(bucket.tokens).toBeGreaterThan(1000);
+  });
+
   it('when a partner is over its limit, then a booking is refused too and nothing of it is kept', async () => {
     const ops = operator(app.url);
     const partner = await ops.partnerWithKeys('Booking Limited');
