@@ -11,6 +11,8 @@ const MORNING = '2026-11-21T02:30:00Z';
 /** 10:25 in Sri Lanka: the driver reaches the airport. */
 const AT_THE_AIRPORT = '2026-11-21T04:55:00Z';
 const CMB = { latitude: 7.174016, longitude: 79.887887 };
+/** The app queues the latest position once a round, by the page's clock (SEND_MS in web/driver/location.js). */
+const SEND_MS = 10_000;
 
 /**
  * The driver app (/driver/) on a phone in headless Chromium, against the service: a driver signs in with the token
@@ -99,6 +101,8 @@ describeInBrowser('Driver app (/driver/) in a browser', () => {
     await context.grantPermissions(['geolocation'], { origin: svc.app.url });
     await context.setGeolocation({ ...CMB, latitude: 6.9355, longitude: 79.8487, accuracy: 15 });
     const { page } = w;
+    // The page's clock runs as a real one does, but a test can move it on a sending round (sendRounds).
+    await context.clock.install();
     try {
       await page.goto(appUrl());
       await visibleSoon(page.locator('#signin-title'));
@@ -160,7 +164,8 @@ describeInBrowser('Driver app (/driver/) in a browser', () => {
       // At the airport: the waiting clock counts from the pickup time (the later), 60 minutes at an airport.
       clock.set(AT_THE_AIRPORT);
       await context.setGeolocation({ ...CMB, accuracy: 8 });
-      await waitForLocation(jobId, (l) => l?.lat === CMB.latitude, 25_000);
+      await sendRounds(page, async () => (await opsJob(jobId)).last_location?.lat === CMB.latitude);
+      expect((await opsJob(jobId)).last_location).toMatchObject({ lat: CMB.latitude, lon: CMB.longitude });
       await bigButton(page).click();
       await textSoon(page.locator('.job.next .waiting'), /Free waiting until 11:30/);
       await textSoon(bigButton(page), /^Passenger on board$/);
@@ -172,10 +177,13 @@ describeInBrowser('Driver app (/driver/) in a browser', () => {
       await context.setOffline(true);
       await textSoon(statusBar(page), /No network/);
       const before = (await opsJob(jobId)).last_location;
+      const waiting = async (n: string) => (await statusBar(page).innerText()).includes(`${n} waiting to send`);
       await context.setGeolocation({ latitude: 7.1702, longitude: 79.8841, accuracy: 10 });
-      await textSoon(statusBar(page), /No network — 1 position waiting to send/, 25_000);
+      await sendRounds(page, () => waiting('1 position'));
+      await textSoon(statusBar(page), /No network — 1 position waiting to send/);
       await context.setGeolocation({ latitude: 7.1655, longitude: 79.8822, accuracy: 10 });
-      await textSoon(statusBar(page), /No network — 2 positions waiting to send/, 25_000);
+      await sendRounds(page, () => waiting('2 positions'));
+      await textSoon(statusBar(page), /No network — 2 positions waiting to send/);
       await bigButton(page).click();
       await textSoon(bigButton(page), /Passenger on board\s*Waiting for network — will send/);
       await shots(page, 'driver-app-offline', '.job.next .actions');
@@ -243,6 +251,18 @@ describeInBrowser('Driver app (/driver/) in a browser', () => {
       await w.close();
     }
   }, 120_000);
+
+  /**
+   * Moves the page's clock on one sending round at a time until `done` holds (bounded), instead of waiting up to 10 s
+   * of real time for each round: the rounds, not the time between them, are what the test is about.
+   */
+  async function sendRounds(page: Page, done: () => Promise<boolean>, timeoutMs = 15_000) {
+    const until = Date.now() + timeoutMs;
+    while (!(await done()) && Date.now() < until) {
+      await page.clock.fastForward(SEND_MS);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
 
   /** Polls the job's last position (operator API) until `done` holds; returns it. */
   async function waitForLocation(id: string, done: (l: { lat: number; lon: number; at: string } | null) => boolean, timeoutMs = 15_000) {
