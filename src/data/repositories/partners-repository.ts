@@ -119,16 +119,12 @@ const sandboxPause = sql(`
   where p.partner_id = $1
   returning p.paused, p.sandbox_paused as "sandboxPaused", p.auth_version::text as "authVersion", before.auth_version::text as "authVersionBefore"`);
 
-/**
- * Sets the partner's own sandbox pause, and says which auth_version the partner had before and has after (the
- * change bumps it when it changes anything). Undefined when no such partner.
- */
-export async function setSandboxPause(
-  db: Sql,
-  partnerId: string,
-  paused: boolean,
-): Promise<{ paused: boolean; sandboxPaused: boolean; authVersion: string; authVersionBefore: string } | undefined> {
-  return (await db.query<{ paused: boolean; sandboxPaused: boolean; authVersion: string; authVersionBefore: string }>(sandboxPause, [partnerId, paused]))[0];
+/** The partner's pauses after a change of its own, and its auth_version before and after (a change bumps it). */
+export type SandboxPause = { paused: boolean; sandboxPaused: boolean; authVersion: string; authVersionBefore: string };
+
+/** Sets the partner's own sandbox pause. Undefined when no such partner. */
+export async function setSandboxPause(db: Sql, partnerId: string, paused: boolean): Promise<SandboxPause | undefined> {
+  return (await db.query<SandboxPause>(sandboxPause, [partnerId, paused]))[0];
 }
 
 export async function insertKey(db: Sql, k: Pick<KeyRecord, 'keyId' | 'partnerId' | 'env' | 'secretHash'>): Promise<KeyRecord> {
