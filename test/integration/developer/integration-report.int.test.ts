@@ -66,6 +66,7 @@ describe(`GET /test_helpers/integration_report (${backend})`, () => {
     const idem = { 'Idempotency-Key': `careful-${++seq}` };
     const first = await c.as('POST', '/bookings', body, { ...idem, 'Sandbox-Simulate': 'service_unavailable' });
     expect(first.status).toBe(503);
+    // The audit keeps when each request really arrived, so the retry really waits.
     await sleep(Number(first.headers.get('retry-after')) * 1000 + 200);
     const booked = await c.as('POST', '/bookings', body, idem);
     expect(booked.status).toBe(201);
@@ -104,11 +105,15 @@ describe(`GET /test_helpers/integration_report (${backend})`, () => {
 
   it('when a client is careless, then each requirement fails, naming the requests that broke it', async () => {
     const c = await partnerClient('Careless Client');
-    // Two webhook endpoints: one answers 500, the other too late (after the 300 ms timeout of this delivery pass).
+    // Two webhook endpoints: one answers 500, the other not before this delivery pass's 1 s timeout. The slow one is
+    // held until the pass is over rather than for a fixed time, and the timeout leaves a loaded machine room to
+    // answer the 500 in time.
     const failing = await svc.endpoint(c.partner.testKey);
     failing.rx.setResponder(() => 500);
+    let release = () => {};
+    const held = new Promise<void>((r) => (release = r));
     const slow = await svc.endpoint(c.partner.testKey);
-    slow.rx.setResponder(() => sleep(1500).then(() => 200));
+    slow.rx.setResponder(() => held.then(() => 200));
     // Booked without an Idempotency-Key, and never read back.
     const q = await c.quote();
     const unkeyed = await c.as('POST', '/bookings', c.bookingBody(q));
@@ -141,7 +146,8 @@ describe(`GET /test_helpers/integration_report (${backend})`, () => {
     let loop: Reply | undefined;
     for (let i = 0; i < 3; i++) loop = await c.quote({ pickup_datetime: TOO_SOON });
     // booking.confirmed of the two bookings, to each endpoint: every attempt fails.
-    expect(await webhookDeliverer(svc.app, 300)()).toEqual({ delivered: 0, retried: 4, failed: 0 });
+    const delivered = await webhookDeliverer(svc.app, 1000)().finally(release);
+    expect(delivered).toEqual({ delivered: 0, retried: 4, failed: 0 });
 
     const report = await c.report();
     const r = byId(report);
@@ -185,7 +191,7 @@ describe(`GET /test_helpers/integration_report (${backend})`, () => {
     expect(acks).toHaveLength(4);
     for (const e of acks) expect(e.request_id).toMatch(/^outbox_\d+_a1$/);
     const to = (rx: { url: string }, what: string) => acks.filter((e) => e.detail.includes(`to ${rx.url}/hooks: ${what}`)).length;
-    expect([to(failing.rx, 'answered 500'), to(slow.rx, 'timed out after 300 ms')]).toEqual([2, 2]);
+    expect([to(failing.rx, 'answered 500'), to(slow.rx, 'timed out after 1000 ms')]).toEqual([2, 2]);
     for (const ref of [unkeyed.body.booking_ref, hasty.body.booking_ref])
       expect(acks.filter((e) => e.detail.startsWith('booking.confirmed evt_') && e.detail.includes(`(booking ${ref}), attempt 1`))).toHaveLength(2);
     expect(r.webhooks_acknowledged.detail).toMatch(/^4 webhook delivery attempt\(s\) were not answered 2xx in time/);
