@@ -13,6 +13,8 @@ const esmOnly = ['marked', 'rettime', 'until-async', '@open-draft', 'https-proxy
 const base = {
   rootDir: root,
   testEnvironment: 'node',
+  // The embedded database's WebAssembly on V8's baseline compiler only: cheaper for short-lived test databases.
+  setupFiles: ['<rootDir>/test/wasm-baseline.js'],
   transform: {
     // Transpiled file by file (isolatedModules): the types are checked once per run instead, by scripts/test.js's
     // typecheck step (tsc over src, test, bench…), not again in every test file's worker.
