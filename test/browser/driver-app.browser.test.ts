@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { ManualClock } from '../../src/shared/clock';
-import { PHONE, DESKTOP, launchBrowser, screenshot, textSoon, visibleSoon, watchedPage, describeInBrowser } from '../support/browser';
+import { PHONE, DESKTOP, clockRounds, launchBrowser, screenshot, textSoon, visibleSoon, watchedPage, describeInBrowser } from '../support/browser';
 import { quoteAndBook } from '../support/bookings';
 import { useTestApp } from '../support/use-test-app';
 
@@ -101,7 +101,7 @@ describeInBrowser('Driver app (/driver/) in a browser', () => {
     await context.grantPermissions(['geolocation'], { origin: svc.app.url });
     await context.setGeolocation({ ...CMB, latitude: 6.9355, longitude: 79.8487, accuracy: 15 });
     const { page } = w;
-    // The page's clock runs as a real one does, but a test can move it on a sending round (sendRounds).
+    // The page's clock runs as a real one does, but a test can move it on a sending round (clockRounds).
     await context.clock.install();
     try {
       await page.goto(appUrl());
@@ -164,7 +164,7 @@ describeInBrowser('Driver app (/driver/) in a browser', () => {
       // At the airport: the waiting clock counts from the pickup time (the later), 60 minutes at an airport.
       clock.set(AT_THE_AIRPORT);
       await context.setGeolocation({ ...CMB, accuracy: 8 });
-      await sendRounds(page, async () => (await opsJob(jobId)).last_location?.lat === CMB.latitude);
+      await clockRounds(page, SEND_MS, async () => (await opsJob(jobId)).last_location?.lat === CMB.latitude);
       expect((await opsJob(jobId)).last_location).toMatchObject({ lat: CMB.latitude, lon: CMB.longitude });
       await bigButton(page).click();
       await textSoon(page.locator('.job.next .waiting'), /Free waiting until 11:30/);
@@ -179,10 +179,10 @@ describeInBrowser('Driver app (/driver/) in a browser', () => {
       const before = (await opsJob(jobId)).last_location;
       const waiting = async (n: string) => (await statusBar(page).innerText()).includes(`${n} waiting to send`);
       await context.setGeolocation({ latitude: 7.1702, longitude: 79.8841, accuracy: 10 });
-      await sendRounds(page, () => waiting('1 position'));
+      await clockRounds(page, SEND_MS, () => waiting('1 position'));
       await textSoon(statusBar(page), /No network — 1 position waiting to send/);
       await context.setGeolocation({ latitude: 7.1655, longitude: 79.8822, accuracy: 10 });
-      await sendRounds(page, () => waiting('2 positions'));
+      await clockRounds(page, SEND_MS, () => waiting('2 positions'));
       await textSoon(statusBar(page), /No network — 2 positions waiting to send/);
       await bigButton(page).click();
       await textSoon(bigButton(page), /Passenger on board\s*Waiting for network — will send/);
@@ -251,18 +251,6 @@ describeInBrowser('Driver app (/driver/) in a browser', () => {
       await w.close();
     }
   }, 120_000);
-
-  /**
-   * Moves the page's clock on one sending round at a time until `done` holds (bounded), instead of waiting up to 10 s
-   * of real time for each round: the rounds, not the time between them, are what the test is about.
-   */
-  async function sendRounds(page: Page, done: () => Promise<boolean>, timeoutMs = 15_000) {
-    const until = Date.now() + timeoutMs;
-    while (!(await done()) && Date.now() < until) {
-      await page.clock.fastForward(SEND_MS);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
 
   /** Polls the job's last position (operator API) until `done` holds; returns it. */
   async function waitForLocation(id: string, done: (l: { lat: number; lon: number; at: string } | null) => boolean, timeoutMs = 15_000) {

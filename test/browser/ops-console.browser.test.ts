@@ -4,7 +4,18 @@ import { startTestApp, OPERATOR_TOKEN, type TestApp } from '../support/test-app'
 import { operator } from '../support/fixtures';
 import { client } from '../support/http';
 import { MARKETPLACE_ENV } from '../support/marketplace';
-import { evaluateSoon, launchBrowser, shotsAtBothSizes, signInToConsole, textSoon, visibleSoon, watchedPage, describeInBrowser } from '../support/browser';
+import {
+  clockRounds,
+  evaluateSoon,
+  launchBrowser,
+  shows,
+  shotsAtBothSizes,
+  signInToConsole,
+  textSoon,
+  visibleSoon,
+  watchedPage,
+  describeInBrowser,
+} from '../support/browser';
 import { ManualClock } from '../../src/shared/clock';
 import { startMarketplaceSim, type RunningMarketplaceSim } from '../../simulators/marketplace/app';
 import { sampleMarketplaceOrder } from '../../harness/fixtures/marketplace-orders';
@@ -16,7 +27,9 @@ const NOW = '2026-11-21T08:00:00Z';
 const TODAY = '2026-11-21';
 const TOMORROW = '2026-11-22';
 const HOTEL = 'Cinnamon Grand, 77 Galle Road, Colombo 03';
-/** Waits long enough for one poll of the board (every 10 s). */
+/** The console refreshes its view once a round, by the page's clock (POLL_MS in web/ops/router.js). */
+const POLL_MS = 10_000;
+/** Long enough for the outbox worker's next round and the page's next poll. */
 const POLLED = 25_000;
 
 /**
@@ -441,6 +454,8 @@ describeInBrowser('Operator console (/ops/) in a browser', () => {
 
   it("updates the board without a reload: a driver's position and another operator's assignment appear by themselves", async () => {
     const w = await watchedPage(browser);
+    // The page's clock runs as a real one does; the test moves it on a polling round rather than wait for one.
+    await w.page.context().clock.install();
     try {
       await signIn(w.page);
       await w.page.click(`#timeline [data-job="${jobs.kandy.job_id}"]`);
@@ -450,8 +465,11 @@ describeInBrowser('Operator console (/ops/) in a browser', () => {
       // Elsewhere: the van reports a new position, and another operator assigns the evening job.
       expect((await ops().call('POST', `/jobs/${jobs.kandy.job_id}/location`, { body: { lat: 7.1801, lon: 79.8843 } })).status).toBe(202);
       await assign(jobs.evening, 'Sunil Fernando', 'CAR-1190');
-      await textSoon(w.page.locator('#job-panel [data-fact="Last known location"]'), /7\.18010, 79\.88430/, POLLED);
-      await visibleSoon(w.page.locator(`#timeline [data-job="${jobs.evening.job_id}"]`), POLLED);
+      const located = w.page.locator('#job-panel [data-fact="Last known location"]');
+      const evening = w.page.locator(`#timeline [data-job="${jobs.evening.job_id}"]`);
+      await clockRounds(w.page, POLL_MS, async () => (await shows(located, /7\.18010, 79\.88430/)()) && (await evening.count()) > 0);
+      await textSoon(located, /7\.18010, 79\.88430/);
+      await visibleSoon(evening);
       expect(await w.page.locator(`#unassigned [data-job="${jobs.evening.job_id}"]`).count()).toBe(0);
       await shots(w.page, 'ops-console-board-live');
       // The page was not reloaded: it polled the job list (an unchanged list answers 304).
@@ -472,6 +490,7 @@ describeInBrowser('Operator console (/ops/) in a browser', () => {
 
   it('lists the failed and retrying deliveries (marketplace calls and partner webhooks) with their attempts, and retries them until delivered', async () => {
     const w = await watchedPage(browser);
+    await w.page.context().clock.install();
     try {
       await signIn(w.page);
       await w.page.click('#sections a[href="#deliveries"]');
@@ -486,7 +505,9 @@ describeInBrowser('Operator console (/ops/) in a browser', () => {
       await failedRow.locator('button:has-text("Retry")').click();
       await textSoon(failedRow, /Due now: attempt 2 goes out/);
       // The worker sends it again; the marketplace accepts it this time; the row leaves the list.
-      await w.page.locator(`#deliveries-table tr:has-text("Order ${failedOrderId}")`).waitFor({ state: 'detached', timeout: POLLED });
+      const gone = (row: string) => async () => (await w.page.locator(`#deliveries-table tr:has-text("${row}")`).count()) === 0;
+      await clockRounds(w.page, POLL_MS, gone(`Order ${failedOrderId}`), POLLED);
+      await w.page.locator(`#deliveries-table tr:has-text("Order ${failedOrderId}")`).waitFor({ state: 'detached', timeout: 1000 });
       const [m] = (await ops().call('GET', `/outbox?order_id=${failedOrderId}`)).body.data;
       expect(m).toMatchObject({ kind: 'confirm_order', status: 'delivered', attempts: 2 });
       const calls = (await client(mp.url)('GET', `/__sim/calls?operation=confirmOrder&order_id=${failedOrderId}`)).body.calls;
@@ -499,7 +520,8 @@ describeInBrowser('Operator console (/ops/) in a browser', () => {
       await shots(w.page, 'ops-console-deliveries-webhook');
       receiver.setResponder(() => 200);
       await hookRow.locator('button:has-text("Retry")').click();
-      await w.page.locator(`#deliveries-table tr:has-text("Webhook: booking.confirmed")`).waitFor({ state: 'detached', timeout: POLLED });
+      await clockRounds(w.page, POLL_MS, gone('Webhook: booking.confirmed'), POLLED);
+      await w.page.locator(`#deliveries-table tr:has-text("Webhook: booking.confirmed")`).waitFor({ state: 'detached', timeout: 1000 });
       const delivered = await receiver.waitFor((d) => d.some((x) => x.status === 200), 10_000);
       // The same event, the same webhook-id, now verified and accepted.
       expect(delivered.map((d) => [d.status, d.event?.type, d.event?.data.booking?.booking_ref])).toEqual([
@@ -673,6 +695,7 @@ describeInBrowser('Operator console (/ops/) in a browser', () => {
 
   it("shows the ride as the driver's app reports it: a late job flagged until its driver sets off, then the ride's state and times, and it can still be finished", async () => {
     const w = await watchedPage(browser);
+    await w.page.context().clock.install();
     try {
       await signIn(w.page);
       const block = w.page.locator(`#timeline [data-job="${jobs.kandy.job_id}"]`);
@@ -687,9 +710,11 @@ describeInBrowser('Operator console (/ops/) in a browser', () => {
       const phone = (await ops().driverToken(driver.driver_id)).token;
       const moved = await client(app.url)('POST', `/driver/v1/jobs/${jobs.kandy.job_id}/status`, { key: phone, body: { status: 'en_route' } });
       expect(moved.status).toBe(200);
-      await textSoon(block, /driver on the way/, POLLED);
+      const ride = w.page.locator('#job-panel [data-fact="Ride"]');
+      await clockRounds(w.page, POLL_MS, async () => (await shows(block, /driver on the way/)()) && (await shows(ride, /on the way 13:30/)()));
+      await textSoon(block, /driver on the way/);
       expect(await block.getAttribute('class')).not.toContain('alert');
-      await textSoon(w.page.locator('#job-panel [data-fact="Ride"]'), /on the way 13:30/, POLLED);
+      await textSoon(ride, /on the way 13:30/);
       expect(await w.page.locator('#job-panel [data-fact="Needs attention"]').count()).toBe(0);
       // An operator can still finish it.
       expect(await w.page.locator('#job-panel button', { hasText: 'Mark completed' }).count()).toBe(1);

@@ -62,6 +62,28 @@ export async function screenshot(page: Page, name: string, fullPage = false): Pr
   return file;
 }
 
+/**
+ * Moves the page's clock on by `roundMs` at a time until `done` holds (bounded), instead of waiting out the page's
+ * polling or sending rounds in real time: the rounds, not the time between them, are what a test is about. The page's
+ * context needs Playwright's clock installed first (`context.clock.install()`; it runs as a real one does until moved).
+ */
+export async function clockRounds(page: Page, roundMs: number, done: () => Promise<boolean>, timeoutMs = 15_000): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!(await done()) && Date.now() < until) {
+    await page.clock.fastForward(roundMs);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Whether the element's text matches now (for clockRounds). */
+export const shows = (locator: Locator, expected: RegExp) => async (): Promise<boolean> =>
+  expected.test(
+    await locator
+      .first()
+      .innerText({ timeout: 1000 })
+      .catch(() => ''),
+  );
+
 /** Waits until the element's text matches (what a person would wait to read); fails with the text last seen. */
 export async function textSoon(locator: Locator, expected: RegExp, timeoutMs = 15_000): Promise<string> {
   const until = Date.now() + timeoutMs;
