@@ -82,7 +82,13 @@ export const webhooksFlow: Flow = async (client, ctx) => {
             const e = parsed(d);
             return e?.type === type && 'booking' in e.data && e.data.booking?.booking_ref === booking.booking_ref;
           });
-        const all = await rx.waitFor((ds) => !!mine('booking.confirmed')(ds) && !!mine('booking.cancelled')(ds), 20_000).catch(() => rx.deliveries);
+        // Both events; or booking.confirmed refused because it does not verify, since the service then holds
+        // booking.cancelled behind its retries, and the check fails on the signature anyway.
+        const settled = (ds: ReceivedDelivery[]) => {
+          const confirmed = mine('booking.confirmed')(ds);
+          return !!confirmed && (!confirmed.verified || !!mine('booking.cancelled')(ds));
+        };
+        const all = await rx.waitFor(settled, 20_000).catch(() => rx.deliveries);
         for (const [type, seq, body] of [
           ['booking.confirmed', 1, booking],
           ['booking.cancelled', 2, cancelled.data],

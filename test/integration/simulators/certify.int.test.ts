@@ -195,6 +195,12 @@ describe('Partner certification against the service', () => {
       );
       const signed = r.requirements.find((x) => x.id === 'webhooks.signed')!;
       expect(signed).toMatchObject({ status: 'fail', detail: expect.stringMatching(/does not verify: No matching signature found/) });
+      // The booking's events fail on the signature as soon as booking.confirmed is refused, not after a 20 s wait for
+      // the booking.cancelled that the service holds behind it.
+      expect(r.requirements.find((x) => x.id === 'webhooks.booking_events')).toMatchObject({
+        status: 'fail',
+        detail: expect.stringMatching(/^the booking\.confirmed delivery does not verify/),
+      });
     });
   });
 
