@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { ManualClock } from '../../src/shared/clock';
-import { PHONE, DESKTOP, clockRounds, launchBrowser, screenshot, textSoon, visibleSoon, watchedPage, describeInBrowser } from '../support/browser';
+import { PHONE, DESKTOP, clockRounds, launchBrowser, screenshot, shows, textSoon, visibleSoon, watchedPage, describeInBrowser } from '../support/browser';
 import { quoteAndBook } from '../support/bookings';
 import { useTestApp } from '../support/use-test-app';
 
@@ -177,12 +177,11 @@ describeInBrowser('Driver app (/driver/) in a browser', () => {
       await context.setOffline(true);
       await textSoon(statusBar(page), /No network/);
       const before = (await opsJob(jobId)).last_location;
-      const waiting = async (n: string) => (await statusBar(page).innerText()).includes(`${n} waiting to send`);
       await context.setGeolocation({ latitude: 7.1702, longitude: 79.8841, accuracy: 10 });
-      await clockRounds(page, SEND_MS, () => waiting('1 position'));
+      await clockRounds(page, SEND_MS, shows(statusBar(page), /1 position waiting to send/));
       await textSoon(statusBar(page), /No network — 1 position waiting to send/);
       await context.setGeolocation({ latitude: 7.1655, longitude: 79.8822, accuracy: 10 });
-      await clockRounds(page, SEND_MS, () => waiting('2 positions'));
+      await clockRounds(page, SEND_MS, shows(statusBar(page), /2 positions waiting to send/));
       await textSoon(statusBar(page), /No network — 2 positions waiting to send/);
       await bigButton(page).click();
       await textSoon(bigButton(page), /Passenger on board\s*Waiting for network — will send/);

@@ -505,9 +505,10 @@ describeInBrowser('Operator console (/ops/) in a browser', () => {
       await failedRow.locator('button:has-text("Retry")').click();
       await textSoon(failedRow, /Due now: attempt 2 goes out/);
       // The worker sends it again; the marketplace accepts it this time; the row leaves the list.
-      const gone = (row: string) => async () => (await w.page.locator(`#deliveries-table tr:has-text("${row}")`).count()) === 0;
+      const row = (text: string) => w.page.locator(`#deliveries-table tr:has-text("${text}")`);
+      const gone = (text: string) => async () => (await row(text).count()) === 0;
       await clockRounds(w.page, POLL_MS, gone(`Order ${failedOrderId}`), POLLED);
-      await w.page.locator(`#deliveries-table tr:has-text("Order ${failedOrderId}")`).waitFor({ state: 'detached', timeout: 1000 });
+      await row(`Order ${failedOrderId}`).waitFor({ state: 'detached', timeout: 1000 });
       const [m] = (await ops().call('GET', `/outbox?order_id=${failedOrderId}`)).body.data;
       expect(m).toMatchObject({ kind: 'confirm_order', status: 'delivered', attempts: 2 });
       const calls = (await client(mp.url)('GET', `/__sim/calls?operation=confirmOrder&order_id=${failedOrderId}`)).body.calls;
@@ -521,7 +522,7 @@ describeInBrowser('Operator console (/ops/) in a browser', () => {
       receiver.setResponder(() => 200);
       await hookRow.locator('button:has-text("Retry")').click();
       await clockRounds(w.page, POLL_MS, gone('Webhook: booking.confirmed'), POLLED);
-      await w.page.locator(`#deliveries-table tr:has-text("Webhook: booking.confirmed")`).waitFor({ state: 'detached', timeout: 1000 });
+      await row('Webhook: booking.confirmed').waitFor({ state: 'detached', timeout: 1000 });
       const delivered = await receiver.waitFor((d) => d.some((x) => x.status === 200), 10_000);
       // The same event, the same webhook-id, now verified and accepted.
       expect(delivered.map((d) => [d.status, d.event?.type, d.event?.data.booking?.booking_ref])).toEqual([
