@@ -22,12 +22,15 @@ fs.mkdirSync(outDir, { recursive: true });
 // the phases with several independent files say --maxWorkers=2 (each file starts its own service on a random port
 // and its own database). e2e is one file; browser and faults stay one file at a time (Chromium, and real processes
 // under load with timed faults, each take what a core has).
+// The integration files run a folder at a time (TEST_GROUPED), but file by file when the arguments name a path.
+const grouped = String(!process.argv.slice(2).some((arg) => !arg.startsWith('-')));
 const phases = [
   // Two at a time: the few files that load every contract take most of the phase, and run beside the rest.
   { name: 'unit', projects: ['unit'], extra: ['--maxWorkers=2'] },
   // Two workers: each file has its own database (a schema on PostgreSQL, an in-memory PGlite embedded), and no
-  // test asserts an upper bound on time, so files run side by side on the two cores.
-  { name: 'integration', projects: ['integration'], extra: ['--maxWorkers=2'] },
+  // test asserts an upper bound on time, so files run side by side on the two cores. Each folder's files run as one
+  // jest test file, loading the service's modules once (test/support/grouped.ts), unless a path is given.
+  { name: 'integration', projects: ['integration'], extra: ['--maxWorkers=2'], env: { TEST_GROUPED: grouped } },
   // PostgreSQL only: the same files with DATABASE_URL through PgBouncer in transaction mode (deploy/pgbouncer.ini),
   // as production runs behind a pooler; each file gets a database of its own there (test/support/test-app.ts).
   ...(process.env.DATABASE_URL
@@ -36,6 +39,7 @@ const phases = [
           name: 'integration-pooled',
           projects: ['integration'],
           extra: ['--maxWorkers=2'],
+          env: { TEST_GROUPED: grouped },
           before: (phaseEnv) => {
             const { startPgbouncer } = require('./pgbouncer');
             const pooler = startPgbouncer({ upstream: process.env.DATABASE_URL });

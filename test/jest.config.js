@@ -1,6 +1,26 @@
 /** @type {import('jest').Config} */
+const fs = require('node:fs');
 const path = require('node:path');
 const root = path.resolve(__dirname, '..');
+
+// Grouped, the integration phase runs `test/integration/<folder>/all.int.group.ts` files only: a test file anywhere
+// else, or a folder without its group file, would silently not run. Refuse to start instead.
+function integrationGroups() {
+  const dir = path.join(root, 'test/integration');
+  const lost = [];
+  const walk = (folder, depth) => {
+    for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
+      const file = path.join(folder, entry.name);
+      if (entry.isDirectory()) walk(file, depth + 1);
+      else if (entry.name.endsWith('.int.test.ts') && (depth !== 1 || !fs.existsSync(path.join(folder, 'all.int.group.ts'))))
+        lost.push(path.relative(root, file));
+    }
+  };
+  walk(dir, 0);
+  if (lost.length)
+    throw new Error(`not in any group (test/support/grouped.ts): ${lost.join(', ')}: move them into a folder of test/integration/ that has all.int.group.ts`);
+  return ['<rootDir>/test/integration/*/all.int.group.ts'];
+}
 // ESM-only deps (marked; msw 2.15: rettime, until-async, @open-draft; pact 16.5: https-proxy-agent,
 // agent-base, proxy-agent-negotiate) go through ts-jest, which must emit the module format jest asks for:
 // - Node 20 and 22 (and 24.0-24.8): jest require()s them as CommonJS, so they are transpiled to CommonJS.
@@ -28,9 +48,16 @@ module.exports = {
   rootDir: root,
   testTimeout: 60000,
   globalSetup: '<rootDir>/test/global-setup.js',
+  testSequencer: '<rootDir>/test/sequencer.js',
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.unit.test.ts'] },
-    { ...base, displayName: 'integration', testMatch: ['<rootDir>/test/integration/**/*.int.test.ts'] },
+    // TEST_GROUPED=true (scripts/test.js sets it): each folder's files as one test file, sharing one module registry
+    // (test/support/grouped.ts); otherwise file by file, as when a file is named on the command line.
+    {
+      ...base,
+      displayName: 'integration',
+      testMatch: process.env.TEST_GROUPED === 'true' ? integrationGroups() : ['<rootDir>/test/integration/**/*.int.test.ts'],
+    },
     // Pact runs in its own projects, with no msw or nock loaded: consumers write contracts/pacts, verifiers read them.
     { ...base, displayName: 'contract-consumer', testMatch: ['<rootDir>/test/contract/**/*.pact.test.ts'] },
     { ...base, displayName: 'contract-verify', testMatch: ['<rootDir>/test/contract/**/*.verify.test.ts'] },

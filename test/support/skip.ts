@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { fileBeingGrouped } from './grouped';
 import { backend } from './test-app';
 
 type TestFn = (name: string, fn: jest.ProvidesCallback, timeout?: number) => void;
@@ -18,7 +19,7 @@ const said = new Set<string>();
 export const skippedName = (name: string, reason: string) => `${name} — skipped: ${reason}`;
 
 function say(name: string, reason: string): void {
-  const testPath = expect.getState().testPath;
+  const testPath = fileBeingGrouped() ?? expect.getState().testPath;
   const line = `SKIPPED ${testPath ? `${path.relative(process.cwd(), testPath)} › ` : ''}${skippedName(name, reason)}`;
   if (said.has(line)) return;
   said.add(line);
