@@ -22,7 +22,8 @@ fs.mkdirSync(outDir, { recursive: true });
 // the phases with several independent files say --maxWorkers=2 (each file starts its own service on a random port
 // and its own database). e2e is one file; browser and faults stay one file at a time (Chromium, and real processes
 // under load with timed faults, each take what a core has).
-// The integration files run a folder at a time (TEST_GROUPED), but file by file when the arguments name a path.
+// The integration and browser files run a folder at a time (TEST_GROUPED), but file by file when the arguments name
+// a path.
 const grouped = String(!process.argv.slice(2).some((arg) => !arg.startsWith('-')));
 const phases = [
   // Two at a time: the few files that load every contract take most of the phase, and run beside the rest.
@@ -58,8 +59,8 @@ const phases = [
   // Four verifications, each against its own service or simulator on random ports: two at a time.
   { name: 'contract-verify', projects: ['contract-verify'], extra: ['--maxWorkers=2'] },
   { name: 'e2e', projects: ['e2e'], extra: ['--runInBand'] },
-  // The consoles in headless Chromium (/usr/bin/chromium; .ci/run installs it).
-  { name: 'browser', projects: ['browser'], extra: ['--runInBand'] },
+  // The consoles in headless Chromium (/usr/bin/chromium; .ci/run installs it), as one jest file (like integration's).
+  { name: 'browser', projects: ['browser'], extra: ['--runInBand'], env: { TEST_GROUPED: grouped } },
   // Property-based fuzzing of every surface: FUZZ_RUNS cases (2,000 here; `npm run test:fuzz` runs 20,000), in two
   // shards of half the cases each (two files, each with its own service and database), two at a time.
   { name: 'fuzz', projects: ['fuzz'], extra: ['--maxWorkers=2'] },

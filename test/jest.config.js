@@ -3,23 +3,23 @@ const fs = require('node:fs');
 const path = require('node:path');
 const root = path.resolve(__dirname, '..');
 
-// Grouped, the integration phase runs `test/integration/<folder>/all.int.group.ts` files only: a test file anywhere
-// else, or a folder without its group file, would silently not run. Refuse to start instead.
-function integrationGroups() {
-  const dir = path.join(root, 'test/integration');
+// TEST_GROUPED=true (scripts/test.js sets it): the integration phase runs each folder of test/integration/ as one
+// jest test file (`<folder>/all.int.group.ts`), and the browser phase its folder (`all.browser.group.ts`), sharing one
+// module registry (test/support/grouped.ts). A test file a group does not load would silently not run: refuse to
+// start instead. Otherwise (a file named on the command line) file by file.
+const grouped = process.env.TEST_GROUPED === 'true';
+function groups(folder, suffix, group, depth) {
   const lost = [];
-  const walk = (folder, depth) => {
-    for (const entry of fs.readdirSync(folder, { withFileTypes: true })) {
-      const file = path.join(folder, entry.name);
-      if (entry.isDirectory()) walk(file, depth + 1);
-      else if (entry.name.endsWith('.int.test.ts') && (depth !== 1 || !fs.existsSync(path.join(folder, 'all.int.group.ts'))))
-        lost.push(path.relative(root, file));
+  const walk = (dir, at) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(file, at + 1);
+      else if (entry.name.endsWith(suffix) && (at !== depth || !fs.existsSync(path.join(dir, group)))) lost.push(path.relative(root, file));
     }
   };
-  walk(dir, 0);
-  if (lost.length)
-    throw new Error(`not in any group (test/support/grouped.ts): ${lost.join(', ')}: move them into a folder of test/integration/ that has all.int.group.ts`);
-  return ['<rootDir>/test/integration/*/all.int.group.ts'];
+  walk(path.join(root, folder), 0);
+  if (lost.length) throw new Error(`not in any group (test/support/grouped.ts): ${lost.join(', ')}: put each beside a ${group} in ${folder}/`);
+  return [`<rootDir>/${folder}/${depth ? '*/' : ''}${group}`];
 }
 // ESM-only deps (marked; msw 2.15: rettime, until-async, @open-draft; pact 16.5: https-proxy-agent,
 // agent-base, proxy-agent-negotiate) go through ts-jest, which must emit the module format jest asks for:
@@ -51,19 +51,21 @@ module.exports = {
   testSequencer: '<rootDir>/test/sequencer.js',
   projects: [
     { ...base, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.unit.test.ts'] },
-    // TEST_GROUPED=true (scripts/test.js sets it): each folder's files as one test file, sharing one module registry
-    // (test/support/grouped.ts); otherwise file by file, as when a file is named on the command line.
     {
       ...base,
       displayName: 'integration',
-      testMatch: process.env.TEST_GROUPED === 'true' ? integrationGroups() : ['<rootDir>/test/integration/**/*.int.test.ts'],
+      testMatch: grouped ? groups('test/integration', '.int.test.ts', 'all.int.group.ts', 1) : ['<rootDir>/test/integration/**/*.int.test.ts'],
     },
     // Pact runs in its own projects, with no msw or nock loaded: consumers write contracts/pacts, verifiers read them.
     { ...base, displayName: 'contract-consumer', testMatch: ['<rootDir>/test/contract/**/*.pact.test.ts'] },
     { ...base, displayName: 'contract-verify', testMatch: ['<rootDir>/test/contract/**/*.verify.test.ts'] },
     { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'] },
     // Pages in headless Chromium (Debian's, driven by playwright-core); screenshots go to test-artifacts/.
-    { ...base, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.browser.test.ts'] },
+    {
+      ...base,
+      displayName: 'browser',
+      testMatch: grouped ? groups('test/browser', '.browser.test.ts', 'all.browser.group.ts', 0) : ['<rootDir>/test/browser/**/*.browser.test.ts'],
+    },
     { ...base, displayName: 'fuzz', testMatch: ['<rootDir>/test/fuzz/**/*.fuzz.test.ts'] },
     { ...base, displayName: 'faults', testMatch: ['<rootDir>/test/faults/**/*.fault.test.ts'] },
     { ...base, displayName: 'topology', testMatch: ['<rootDir>/test/topology/**/*.test.ts'] },

@@ -5,13 +5,13 @@ const fs = require('node:fs');
 const path = require('node:path');
 const Sequencer = require('@jest/test-sequencer').default;
 
-const GROUP = '.int.group.ts';
+const GROUP = '.group.ts';
 
 function folderBytes(file) {
   const dir = path.dirname(file);
   return fs
     .readdirSync(dir)
-    .filter((name) => name.endsWith('.int.test.ts'))
+    .filter((name) => name.endsWith('.test.ts'))
     .reduce((sum, name) => sum + fs.statSync(path.join(dir, name)).size, 0);
 }
 

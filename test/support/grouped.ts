@@ -12,10 +12,10 @@ import path from 'node:path';
  * the file runs alone. A file must therefore leave nothing behind that a later one could see: it stops what it
  * started in afterAll and restores what it changed (process.env, a mock server), as it already must for `--watch`.
  */
-export function runGrouped(folder: string): void {
+export function runGrouped(folder: string, suffix = '.int.test.ts'): void {
   const files = fs
     .readdirSync(folder)
-    .filter((name) => name.endsWith('.int.test.ts'))
+    .filter((name) => name.endsWith(suffix))
     .sort();
   for (const name of files) {
     describe(name, () => {
