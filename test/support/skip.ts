@@ -47,6 +47,12 @@ export function describeIf(cond: boolean, reason: string): BlockFn {
 /** Why a test needs the PostgreSQL run: `why` says what it does that the embedded database cannot. */
 export const needsPostgres = (why: string) => `needs PostgreSQL (${why}); this run is on ${backend}: set DATABASE_URL to run it`;
 
+/**
+ * Why a variant runs on the embedded run only: with DATABASE_URL set, the same test's PostgreSQL variant runs, and
+ * the embedded one has already run in the pass without it (CI runs both passes).
+ */
+export const onEmbeddedRun = (what: string) => `${what} runs where DATABASE_URL is unset (the embedded run); this run is on ${backend}`;
+
 /** `it` on the PostgreSQL run only. */
 export const itOnPostgres = (why: string): TestFn => itIf(backend === 'postgres', needsPostgres(why));
 
