@@ -2,10 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 
 /**
- * Every `*.int.test.ts` file of `folder`, run as one jest test file (`npm test` does; a file named on the command
- * line still runs alone). Jest gives each test file a module registry of its own, so each file loaded the service's
- * modules, compiled its contract's validators and warmed its caches again: about 2 s of CPU a file, a third of what
- * the average integration file costs. A group loads them once for all its files.
+ * Every test file of `folder` (named `*<suffix>`), run as one jest test file (`npm test` does; a file named on the
+ * command line still runs alone). Jest gives each test file a module registry of its own, so each file loaded the
+ * service's modules, compiled its contracts' validators and warmed its caches again: about 4 s of CPU an integration
+ * file, more than most files' tests. A group loads them once for all its files.
  *
  * Each file is required inside a describe block named after it, so its hooks (the service it starts in beforeAll,
  * a mock server it listens with) stay its own: they run around its tests only, one file after the other, as when
