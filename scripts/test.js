@@ -55,7 +55,12 @@ const phases = [
         },
       ]
     : []),
-  { name: 'contract-consumer', projects: ['contract-consumer'], before: () => fs.rmSync(path.join(root, 'contracts/pacts'), { recursive: true, force: true }) },
+  // The pacts go to contracts/pacts, or to TEST_PACT_DIR (test/support/pacts.ts).
+  {
+    name: 'contract-consumer',
+    projects: ['contract-consumer'],
+    before: () => fs.rmSync(path.resolve(root, process.env.TEST_PACT_DIR || 'contracts/pacts'), { recursive: true, force: true }),
+  },
   // Four verifications, each against its own service or simulator on random ports: two at a time.
   { name: 'contract-verify', projects: ['contract-verify'], extra: ['--maxWorkers=2'] },
   { name: 'e2e', projects: ['e2e'], extra: ['--runInBand'] },
@@ -137,9 +142,10 @@ if (
 }
 
 // Types are checked once here (src, test, bench, simulators…): jest transpiles each file without checking it.
-// Incrementally: tsc keeps what it learnt in node_modules/.cache/ and, when no input changed since (a second run, as
-// CI's PostgreSQL pass right after the embedded one), answers in a few seconds instead of checking everything again.
-if (!only || only.includes('unit')) {
+// Incrementally: tsc keeps what it learnt in node_modules/.cache/ and, when no input changed since (a second run),
+// answers in a few seconds instead of checking everything again.
+// TEST_SKIP_PHASES=typecheck leaves it out (CI's PostgreSQL pass, beside the embedded pass that checks the same code).
+if ((!only || only.includes('unit')) && !skipped.includes('typecheck')) {
   console.log(`\n=== typecheck (${label}) ===`);
   const buildInfo = path.join(root, 'node_modules/.cache/typecheck/tsconfig.tsbuildinfo');
   const tsc = timed('typecheck', () =>

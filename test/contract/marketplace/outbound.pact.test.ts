@@ -1,7 +1,7 @@
-import path from 'node:path';
 import { MatchersV3, PactV4 } from '@pact-foundation/pact';
 import { HttpMarketplaceClient } from '../../../src/adapters/marketplace/http-marketplace-client';
 import { MarketplaceError } from '../../../src/adapters/marketplace/errors';
+import { PACT_DIR } from '../../support/pacts';
 
 // Pact 16.3+ can report "expected but not received" for a request its mock server matched and answered, when the
 // machine is busy (pact-foundation/pact-reference#535: the match is recorded after the verification reads it).
@@ -17,7 +17,7 @@ const { eachLike, integer, like, regex } = MatchersV3;
 const pact = new PactV4({
   consumer: 'TransferService',
   provider: 'Marketplace',
-  dir: path.resolve(__dirname, '../../../contracts/pacts'),
+  dir: PACT_DIR,
   logLevel: 'warn',
 });
 

@@ -1,11 +1,11 @@
-import path from 'node:path';
 import type { RequestHandler } from 'express';
 import { Verifier } from '@pact-foundation/pact';
 import { SIGNATURE_HEADER, signMarketplaceRequest } from '../../../src/shared/signing/marketplace-signature';
 import { startMarketplaceSim, type RunningMarketplaceSim } from '../../../simulators/marketplace/app';
 import type { Order } from '../../../simulators/marketplace/contract';
+import { pactFile } from '../../support/pacts';
 
-const PACT = path.resolve(__dirname, '../../../contracts/pacts/TransferService-Marketplace.json');
+const PACT = pactFile('TransferService-Marketplace');
 const USER_ID = '1001';
 const SIM_KEY = 'simulator-private-key';
 

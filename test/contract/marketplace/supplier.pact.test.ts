@@ -1,7 +1,7 @@
-import path from 'node:path';
 import { MatchersV3, PactV4 } from '@pact-foundation/pact';
 import { MarketplaceDriver } from '../../../simulators/marketplace/driver';
 import { MARKETPLACE_ENV } from '../../support/marketplace';
+import { PACT_DIR } from '../../support/pacts';
 
 // Pact 16.3+ can report "expected but not received" for a request its mock server matched and answered, when the
 // machine is busy (pact-foundation/pact-reference#535: the match is recorded after the verification reads it).
@@ -17,7 +17,7 @@ const { eachLike, fromProviderState, integer, like, regex } = MatchersV3;
 const pact = new PactV4({
   consumer: 'Marketplace',
   provider: 'SupplierApi',
-  dir: path.resolve(__dirname, '../../../contracts/pacts'),
+  dir: PACT_DIR,
   logLevel: 'warn',
 });
 

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type { RequestHandler } from 'express';
 import { Verifier } from '@pact-foundation/pact';
 import { SIGNATURE_HEADER, signMarketplaceRequest } from '../../../src/shared/signing/marketplace-signature';
@@ -9,8 +8,9 @@ import { MarketplaceDriver, type SupplierOrder, type Vehicle } from '../../../si
 import type { Order } from '../../../simulators/marketplace/contract';
 import { sampleMarketplaceOrder } from '../../../harness/fixtures/marketplace-orders';
 import { freePort } from '../../support/net';
+import { pactFile } from '../../support/pacts';
 
-const PACT = path.resolve(__dirname, '../../../contracts/pacts/Marketplace-SupplierApi.json');
+const PACT = pactFile('Marketplace-SupplierApi');
 const { MARKETPLACE_USER_ID: USER_ID, MARKETPLACE_PRIVATE_KEY: KEY, MARKETPLACE_CALLBACK_TOKEN: TOKEN } = MARKETPLACE_ENV;
 const SEARCH = { from: { iata: 'CMB' }, to: { name: 'Jetwing Lighthouse, Galle' }, date: '2026-12-01 09:30:00', adults: 2, children: 0, luggage: 2 };
 

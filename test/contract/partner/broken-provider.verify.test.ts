@@ -9,8 +9,9 @@ import { systemClock } from '../../../src/shared/clock';
 import { operator } from '../../support/fixtures';
 import { transfersStates } from '../../../harness/pact/state-handlers/transfers';
 import { certify } from '../../../simulators/partner/certify';
+import { pactFile } from '../../support/pacts';
 
-const PARTNER_PACT = path.resolve(__dirname, '../../../contracts/pacts/PartnerSimulator-TransfersApi.json');
+const PARTNER_PACT = pactFile('PartnerSimulator-TransfersApi');
 
 /** A proxy in front of the service that breaks one rule: idempotent replays answer 201 instead of 200. */
 async function replayAs201Proxy(upstream: string) {

@@ -1,7 +1,7 @@
-import path from 'node:path';
 import { MatchersV3, PactV4 } from '@pact-foundation/pact';
 import { AuthError, createPartnerClient, retrying } from '../../../simulators/partner/client';
 import { PACT_PLACEHOLDER_KEY } from '../../../harness/pact/state-handlers/transfers';
+import { PACT_DIR } from '../../support/pacts';
 
 // Pact 16.3+ can report "expected but not received" for a request its mock server matched and answered, when the
 // machine is busy (pact-foundation/pact-reference#535: the match is recorded after the verification reads it).
@@ -13,7 +13,7 @@ const { boolean, fromProviderState, integer, like, eachLike, number, regex } = M
 const pact = new PactV4({
   consumer: 'PartnerSimulator',
   provider: 'TransfersApi',
-  dir: path.resolve(__dirname, '../../../contracts/pacts'),
+  dir: PACT_DIR,
   logLevel: 'warn',
 });
 

@@ -1,9 +1,9 @@
-import path from 'node:path';
 import { Verifier } from '@pact-foundation/pact';
 import { startTestApp, type TestApp } from '../../support/test-app';
 import { transfersStates } from '../../../harness/pact/state-handlers/transfers';
+import { pactFile } from '../../support/pacts';
 
-const PARTNER_PACT = path.resolve(__dirname, '../../../contracts/pacts/PartnerSimulator-TransfersApi.json');
+const PARTNER_PACT = pactFile('PartnerSimulator-TransfersApi');
 
 describe('TransfersApi honours the PartnerSimulator pact', () => {
   let app: TestApp;
