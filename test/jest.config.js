@@ -56,7 +56,7 @@ module.exports = {
       displayName: 'integration',
       testMatch: grouped ? groups('test/integration', '.int.test.ts', 'all.int.group.ts', 1) : ['<rootDir>/test/integration/**/*.int.test.ts'],
     },
-    // Pact runs in its own projects, with no msw or nock loaded: consumers write contracts/pacts, verifiers read them.
+    // Pact runs in its own projects, with no msw or nock loaded: consumers write contracts/pacts (or TEST_PACT_DIR), verifiers read them.
     { ...base, displayName: 'contract-consumer', testMatch: ['<rootDir>/test/contract/**/*.pact.test.ts'] },
     { ...base, displayName: 'contract-verify', testMatch: ['<rootDir>/test/contract/**/*.verify.test.ts'] },
     { ...base, displayName: 'e2e', testMatch: ['<rootDir>/test/e2e/**/*.e2e.test.ts'] },
