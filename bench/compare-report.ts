@@ -26,6 +26,8 @@ export interface Measure {
   /** CPU time per request (warm-up included) of the service's process and of the database's (0 embedded: in-process), µs. */
   serviceCpuUs?: number;
   databaseCpuUs?: number;
+  /** PostgreSQL: bytes of write-ahead log per request (warm-up included). Reports written before it have none. */
+  databaseWalBytes?: number;
   ok: boolean;
   note?: string;
 }
@@ -57,6 +59,8 @@ export interface Summary {
   oldP99Ms: number;
   /** Medians over the rounds of CPU µs per request: the service's, the database's. */
   cpuUs: Record<'new' | 'old', { service: number; database: number }>;
+  /** Medians over the rounds of WAL bytes per request (PostgreSQL, when measured). */
+  walBytes?: Record<'new' | 'old', number>;
   ok: boolean;
   notes: string[];
 }
@@ -90,6 +94,7 @@ export function summarise(d: CompareReport['databases'][number], scenarios: Comp
     const newRps = news.map((m) => m.requestsPerSec);
     const oldRps = olds.map((m) => m.requestsPerSec);
     const all = [...news.map((m) => ({ m, who: 'new' })), ...olds.map((m) => ({ m, who: 'old' }))];
+    const walOf = (ms: Measure[]) => median(ms.map((m) => m.databaseWalBytes ?? 0));
     return {
       id,
       name: COMPARED_NAMES[id],
@@ -103,6 +108,7 @@ export function summarise(d: CompareReport['databases'][number], scenarios: Comp
         new: { service: median(news.map((m) => m.serviceCpuUs ?? 0)), database: median(news.map((m) => m.databaseCpuUs ?? 0)) },
         old: { service: median(olds.map((m) => m.serviceCpuUs ?? 0)), database: median(olds.map((m) => m.databaseCpuUs ?? 0)) },
       },
+      ...(all.every(({ m }) => m.databaseWalBytes !== undefined) ? { walBytes: { new: walOf(news), old: walOf(olds) } } : {}),
       ok: all.every(({ m }) => m.ok),
       notes: all.filter(({ m }) => !m.ok).map(({ m, who }) => `${who}: ${m.note ?? 'no response'}`),
     };
@@ -122,11 +128,17 @@ export function compareTable(r: CompareReport): string {
       '|---|--:|--:|--:|:-:|--:|--:|--:|--:|',
     );
     const notes: string[] = [];
-    for (const x of summarise(d, measured(r))) {
+    const rows = summarise(d, measured(r));
+    const wal = rows.every((x) => x.walBytes);
+    if (wal) {
+      out[out.length - 2] += ' WAL bytes/req new | old |';
+      out[out.length - 1] += '--:|--:|';
+    }
+    for (const x of rows) {
       const min = Math.min(...x.roundRatios);
       const max = Math.max(...x.roundRatios);
       out.push(
-        `| ${x.ok ? '' : '**FAILED** '}${x.name} | ${x.newRps.map(fmtInt).join(' · ')} | ${x.oldRps.map(fmtInt).join(' · ')} | ${x.ratio.toFixed(2)} | ${min.toFixed(2)}–${max.toFixed(2)} | ${x.newP99Ms.toFixed(1)} | ${x.oldP99Ms.toFixed(1)} | ${cpu(x.cpuUs.new)} | ${cpu(x.cpuUs.old)} |`,
+        `| ${x.ok ? '' : '**FAILED** '}${x.name} | ${x.newRps.map(fmtInt).join(' · ')} | ${x.oldRps.map(fmtInt).join(' · ')} | ${x.ratio.toFixed(2)} | ${min.toFixed(2)}–${max.toFixed(2)} | ${x.newP99Ms.toFixed(1)} | ${x.oldP99Ms.toFixed(1)} | ${cpu(x.cpuUs.new)} | ${cpu(x.cpuUs.old)} |${wal ? ` ${fmtInt(x.walBytes!.new)} | ${fmtInt(x.walBytes!.old)} |` : ''}`,
       );
       notes.push(...x.notes.map((n) => `- ${x.name}, ${n}`));
     }
@@ -137,7 +149,10 @@ export function compareTable(r: CompareReport): string {
       '(its two runs back to back), lowest and highest; a difference inside that range is not one this run can tell from noise. ' +
       'p99: the median over the rounds of each round’s p99 (client side, every measured response). ' +
       'CPU µs/req: the CPU time the service’s process and PostgreSQL’s processes used during the run (warm-up included) ÷ the responses, ' +
-      'median over the rounds; far steadier than req/s on a shared machine, and it says which side a change is on (embedded: the database is in the service).',
+      'median over the rounds; far steadier than req/s on a shared machine, and it says which side a change is on (embedded: the database is in the service). ' +
+      'WAL bytes/req (PostgreSQL): the write-ahead log written during the run (warm-up included) ÷ the responses, median over the rounds: ' +
+      'what each request wrote to the database (rows, index entries, page images), which the machine’s load does not move; ' +
+      'it also counts whatever else wrote meanwhile (the idle service’s background work, autovacuum), which is small.',
   );
   return out.join('\n');
 }

@@ -33,10 +33,28 @@ const MP_IN_URL = 'http://bench.invalid/marketplace';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LABELS = { postgres: 'PostgreSQL', embedded: 'embedded PGlite (on disk)' } as const;
 
-/** CPU time so far of the service and of the database (PostgreSQL's processes; the embedded one is the service's). */
-const cpuNow = (pid: number, kind: 'postgres' | 'embedded') => ({ service: cpuMicros(pid), database: kind === 'postgres' ? postgresCpuMicros() : 0 });
+type Admin = ReturnType<typeof makeKnex>;
 
-function measure(o: LoadOutcome, before: ReturnType<typeof cpuNow>, after: ReturnType<typeof cpuNow>): Measure {
+/**
+ * The work done so far: CPU time of the service and of the database (PostgreSQL's processes; the embedded one is the
+ * service's), and on PostgreSQL the write-ahead log's insert position. The WAL a run writes ÷ its responses is what
+ * each request wrote (rows, index entries, page images): unlike time, it does not move with the machine's load.
+ */
+async function workNow(pid: number, admin: Admin | undefined) {
+  const wal = admin ? ((await admin.raw('select pg_current_wal_insert_lsn()::text as lsn')) as { rows: Array<{ lsn: string }> }).rows[0].lsn : undefined;
+  return { service: cpuMicros(pid), database: admin ? postgresCpuMicros() : 0, wal };
+}
+type Work = Awaited<ReturnType<typeof workNow>>;
+
+async function walBetween(admin: Admin | undefined, before: Work, after: Work): Promise<number | undefined> {
+  if (!admin || !before.wal || !after.wal) return undefined;
+  const { rows } = (await admin.raw('select pg_wal_lsn_diff(?::pg_lsn, ?::pg_lsn)::bigint as bytes', [after.wal, before.wal])) as {
+    rows: Array<{ bytes: string }>;
+  };
+  return Number(rows[0].bytes);
+}
+
+function measure(o: LoadOutcome, before: Work, after: Work, walBytes: number | undefined): Measure {
   const m = o.measured;
   const unexpected = m.unexpected + o.warmup.unexpected;
   const requests = Math.max(1, m.responses + o.warmup.responses);
@@ -46,6 +64,7 @@ function measure(o: LoadOutcome, before: ReturnType<typeof cpuNow>, after: Retur
     p99Ms: m.latencyMs.p99,
     serviceCpuUs: Math.round((after.service - before.service) / requests),
     databaseCpuUs: Math.round((after.database - before.database) / requests),
+    ...(walBytes === undefined ? {} : { databaseWalBytes: Math.round(walBytes / requests) }),
     ok: unexpected === 0 && m.errors === 0 && m.responses > 0,
     ...(unexpected || m.errors
       ? {
@@ -185,6 +204,7 @@ const SPECS: Record<Compared, (s: Session, opts: CompareOptions) => Promise<Omit
 async function round(builds: Build[], kind: 'postgres' | 'embedded', opts: CompareOptions, tag: string, log: (line: string) => void): Promise<Session[]> {
   log(`${tag} fresh databases, starting both services…`);
   const sessions: Session[] = [];
+  const admin = kind === 'postgres' ? makeKnex(loadConfig({ DATABASE_URL: opts.databaseUrl, LOG_LEVEL: 'silent' })) : undefined;
   try {
     for (const b of builds) sessions.push(await open(b, kind, opts));
     for (const id of opts.scenarios) {
@@ -192,12 +212,13 @@ async function round(builds: Build[], kind: 'postgres' | 'embedded', opts: Compa
         const spec = await SPECS[id](s, opts).catch((e: Error) => {
           throw new Error(`${s.build.role} build ${s.build.label}, ${id}: ${e.message}`);
         });
-        const before = cpuNow(s.pid, s.kind);
+        const before = await workNow(s.pid, admin);
         const outcome = await runLoad({ ...spec, origin: s.url, connections: opts.connections, warmupSeconds: opts.warmupSeconds, seconds: opts.seconds });
-        const m = measure(outcome, before, cpuNow(s.pid, s.kind));
+        const after = await workNow(s.pid, admin);
+        const m = measure(outcome, before, after, await walBetween(admin, before, after));
         s.done[id] = m;
         log(
-          `${tag} ${s.build.role} ${s.build.label.padEnd(13)} ${id.padEnd(8)} ${fmtInt(m.requestsPerSec).padStart(6)} req/s  p50 ${m.p50Ms.toFixed(2).padStart(6)} ms  p99 ${m.p99Ms.toFixed(2).padStart(7)} ms  CPU/req service ${String(m.serviceCpuUs).padStart(5)} µs db ${String(m.databaseCpuUs).padStart(5)} µs${m.ok ? '' : `  FAILED: ${m.note}`}`,
+          `${tag} ${s.build.role} ${s.build.label.padEnd(13)} ${id.padEnd(8)} ${fmtInt(m.requestsPerSec).padStart(6)} req/s  p50 ${m.p50Ms.toFixed(2).padStart(6)} ms  p99 ${m.p99Ms.toFixed(2).padStart(7)} ms  CPU/req service ${String(m.serviceCpuUs).padStart(5)} µs db ${String(m.databaseCpuUs).padStart(5)} µs${m.databaseWalBytes === undefined ? '' : `  WAL/req ${fmtInt(m.databaseWalBytes).padStart(6)} B`}${m.ok ? '' : `  FAILED: ${m.note}`}`,
         );
         await sleep(300);
       }
@@ -205,6 +226,7 @@ async function round(builds: Build[], kind: 'postgres' | 'embedded', opts: Compa
     return sessions;
   } finally {
     for (const s of sessions) await s.stop();
+    await admin?.destroy();
   }
 }
 
