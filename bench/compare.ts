@@ -46,12 +46,11 @@ async function workNow(pid: number, admin: Admin | undefined) {
 }
 type Work = Awaited<ReturnType<typeof workNow>>;
 
-async function walBetween(admin: Admin | undefined, before: Work, after: Work): Promise<number | undefined> {
-  if (!admin || !before.wal || !after.wal) return undefined;
-  const { rows } = (await admin.raw('select pg_wal_lsn_diff(?::pg_lsn, ?::pg_lsn)::bigint as bytes', [after.wal, before.wal])) as {
-    rows: Array<{ bytes: string }>;
-  };
-  return Number(rows[0].bytes);
+/** Bytes of WAL between two insert positions (`16/B374D4D8`: the high and low 32 bits, in hex). */
+function walBetween(before: Work, after: Work): number | undefined {
+  if (!before.wal || !after.wal) return undefined;
+  const bytes = (lsn: string) => lsn.split('/').reduce((n, part) => n * 2 ** 32 + parseInt(part, 16), 0);
+  return bytes(after.wal) - bytes(before.wal);
 }
 
 function measure(o: LoadOutcome, before: Work, after: Work, walBytes: number | undefined): Measure {
@@ -97,7 +96,6 @@ async function freshStore(kind: 'postgres' | 'embedded', opts: CompareOptions): 
 /** A build's service for one round: a fresh database seeded by the build's own code, a partner and a live key. */
 interface Session {
   build: Build;
-  kind: 'postgres' | 'embedded';
   url: string;
   pid: number;
   auth: Record<string, string>;
@@ -131,7 +129,7 @@ async function open(build: Build, kind: 'postgres' | 'embedded', opts: CompareOp
     });
     if (key.status !== 201) throw new Error(`key set-up: ${key.status} ${key.text.slice(0, 300)}`);
     const auth = { Authorization: `Bearer ${key.body.key as string}` };
-    return { build, kind, url: svc.url, pid: svc.pid, auth, json: { ...auth, 'Content-Type': 'application/json' }, done: {}, stop };
+    return { build, url: svc.url, pid: svc.pid, auth, json: { ...auth, 'Content-Type': 'application/json' }, done: {}, stop };
   } catch (e) {
     await stop();
     throw new Error(`${build.role} build ${build.label}: ${(e as Error).message}`);
@@ -215,7 +213,7 @@ async function round(builds: Build[], kind: 'postgres' | 'embedded', opts: Compa
         const before = await workNow(s.pid, admin);
         const outcome = await runLoad({ ...spec, origin: s.url, connections: opts.connections, warmupSeconds: opts.warmupSeconds, seconds: opts.seconds });
         const after = await workNow(s.pid, admin);
-        const m = measure(outcome, before, after, await walBetween(admin, before, after));
+        const m = measure(outcome, before, after, walBetween(before, after));
         s.done[id] = m;
         log(
           `${tag} ${s.build.role} ${s.build.label.padEnd(13)} ${id.padEnd(8)} ${fmtInt(m.requestsPerSec).padStart(6)} req/s  p50 ${m.p50Ms.toFixed(2).padStart(6)} ms  p99 ${m.p99Ms.toFixed(2).padStart(7)} ms  CPU/req service ${String(m.serviceCpuUs).padStart(5)} µs db ${String(m.databaseCpuUs).padStart(5)} µs${m.databaseWalBytes === undefined ? '' : `  WAL/req ${fmtInt(m.databaseWalBytes).padStart(6)} B`}${m.ok ? '' : `  FAILED: ${m.note}`}`,
