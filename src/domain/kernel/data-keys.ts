@@ -73,10 +73,14 @@ export class DataKeys {
     if (!subject.startsWith('quote:') && !subject.startsWith('search:')) this.keep(subject, key);
   }
 
-  /** A key read or made for sealing. */
+  /**
+   * A key read or made for sealing, kept as 32 bytes of its own: a key made by the id pool's copy or read by the
+   * driver is a slice of Node's shared 8 KiB allocation pool, and kept as such it would keep the whole slab alive (20,000
+   * keys: up to 160 MB outside the heap, measured as the service's resident size passing 300 MB in the benchmark).
+   */
   keep(subject: string, key: Buffer | null): void {
     if (this.kept.size >= KEPT) this.kept.delete(this.kept.keys().next().value!);
-    this.kept.set(subject, key);
+    this.kept.set(subject, key && ownBytes(key));
   }
 
   /** The key to seal with, when it is at hand (undefined: ask forSealing). */
@@ -103,6 +107,13 @@ export class DataKeys {
     for (const s of gone) this.keep(s, null);
     for (const id of this.sealed.keys()) if (gone.has(id.slice(0, id.indexOf('\u0000')))) this.sealed.delete(id);
   }
+}
+
+/** A copy of `b` in memory of its own (Buffer.alloc never takes from the shared pool). */
+function ownBytes(b: Buffer): Buffer {
+  const own = Buffer.alloc(b.length);
+  b.copy(own);
+  return own;
 }
 
 /**

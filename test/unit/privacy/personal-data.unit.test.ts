@@ -526,7 +526,7 @@ describe('the data keys an instance keeps at hand', () => {
     const keys = new DataKeys();
     const key = newDataKey();
     keys.keep('booking:BK1', key);
-    expect(keys.atHand('booking:BK1')).toBe(key);
+    expect(keys.atHand('booking:BK1')).toEqual(key);
     const first = keys.seal(key, 'booking:BK1', '"Ayesha"');
     expect(keys.seal(key, 'booking:BK1', '"Ayesha"')).toBe(first);
     expect(unseal(key, first)).toBe('Ayesha');
@@ -538,5 +538,20 @@ describe('the data keys an instance keeps at hand', () => {
     expect(keys.atHand('booking:BK1')).toBeNull();
     expect(keys.atHand(FORGOTTEN)).toBeNull();
     expect(keys.atHand('booking:OTHER')).toBeUndefined();
+  });
+
+  it('keeps each key as 32 bytes of its own, not the 8 KiB pool slab a key made or read arrives in', () => {
+    const keys = new DataKeys();
+    const made = Array.from({ length: 100 }, () => newDataKey());
+    // As the driver reads a bytea (hex text to bytes), between requests that draw on the same pool.
+    const read = Array.from({ length: 100 }, () => Buffer.from(randomBytes(32).toString('hex') + 'ff'.repeat(4000), 'hex').subarray(0, 32));
+    expect([...made, ...read].every((k) => k.buffer.byteLength > 32)).toBe(true);
+    [...made, ...read].forEach((k, i) => keys.keep(`booking:BK${i}`, k));
+
+    const kept = [...made, ...read].map((k, i) => keys.atHand(`booking:BK${i}`)!);
+    expect(kept.map((k, i) => k.equals([...made, ...read][i]))).toEqual(Array(200).fill(true));
+    // 200 keys hold 200 × 32 bytes: as slices they would hold a slab each, up to 160 MB for the 20,000 kept.
+    expect(new Set(kept.map((k) => k.buffer)).size).toBe(200);
+    expect(kept.reduce((n, k) => n + k.buffer.byteLength, 0)).toBe(200 * 32);
   });
 });
