@@ -109,10 +109,13 @@ export class DataKeys {
   }
 }
 
-/** A copy of `b` in memory of its own (Buffer.alloc never takes from the shared pool). */
-function ownBytes(b: Buffer): Buffer {
+/**
+ * A copy of `b` in memory of its own (Buffer.alloc never takes from the shared pool). `b` may be any Uint8Array: the
+ * embedded database's driver reads a bytea as one, PostgreSQL's as a Buffer.
+ */
+function ownBytes(b: Uint8Array): Buffer {
   const own = Buffer.alloc(b.length);
-  b.copy(own);
+  own.set(b);
   return own;
 }
 
