@@ -31,6 +31,15 @@ export interface ServiceProcess {
   stop(): Promise<number | null>;
 }
 
+/**
+ * The services a test file started and has not seen exit. A test that fails before stopping its service must not
+ * leave it running: Jest would wait for it forever ("did not exit one second after the test run"), and CI with it.
+ */
+const running = new Set<ChildProcess>();
+afterAll(() => {
+  for (const proc of running) proc.kill('SIGKILL');
+});
+
 /** Starts `node dist/src/main.js` with this environment and waits for it to listen. */
 export async function startService(env: Record<string, string>): Promise<ServiceProcess> {
   if (!fs.existsSync(MAIN)) throw new Error(`${MAIN} is missing: run npm run build first (npm run test:faults does)`);
@@ -50,7 +59,13 @@ export async function startService(env: Record<string, string>): Promise<Service
   let out = '';
   proc.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   proc.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-  const exited = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  running.add(proc);
+  const exited = new Promise<number | null>((resolve) =>
+    proc.on('exit', (code) => {
+      running.delete(proc);
+      resolve(code);
+    }),
+  );
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`service did not start within 60 s:\n${out}`)), 60_000);
     const check = () => {
