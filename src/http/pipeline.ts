@@ -216,6 +216,12 @@ async function commit(surface: Surface, ctx: RequestContext, s: Sent, mayLose = 
     const limited = rateLimitedFor(e);
     if (limited !== undefined && surface.rateLimitedAtCommit) return { outcome: 'rate_limited', sent: s, retryAfter: limited };
     if (mayLose && s.write && isContention(e)) return { outcome: 'lost', sent: s };
+    // What the commit writes (the audit log itself, or a row of the write) held by another transaction past
+    // lock_timeout: busy, as in run(), not a bug.
+    if (isLockTimeout(e)) {
+      ctx.deps.logger.warn({ err: e, requestId: ctx.requestId }, 'the commit waited past lock_timeout: answered 503');
+      return { outcome: 'unavailable', sent: s };
+    }
     ctx.deps.logger.error({ err: e, requestId: ctx.requestId }, 'the audit row (or the write with it) failed');
     return { outcome: 'failed', sent: s };
   }

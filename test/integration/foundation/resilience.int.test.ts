@@ -94,6 +94,41 @@ describeOnPostgres('the embedded database has one connection: nothing else can h
     expect(done.status).toBe(200);
     expect(done.body.status).toBe('cancelled');
   });
+
+  it('then a request whose commit waits on the audit log itself past lock_timeout is answered 503 (busy), not 500, and changes nothing', async () => {
+    const p = await operator(app.url).partnerWithKeys('Locked Log Travel');
+    const call = client(app.url);
+    const { booking } = await quoteAndBook(call, p.testKey);
+    const ref = booking.booking_ref as string;
+    // Another session holds the audit log (a long report, a migration): the cancel runs, then cannot append its row.
+    // It lets go as soon as the cancel has given up waiting once, so an answer written after that wait (a 500 and its
+    // own audit row) would go through.
+    const holder = await app.db.transaction();
+    const waiters = async (): Promise<string[]> =>
+      (await app.db.raw(`select virtualtransaction as v from pg_locks where not granted and relation = 'audit_log'::regclass`)).rows.map(
+        (r: { v: string }) => r.v,
+      );
+    try {
+      await holder.raw('lock table audit_log in share mode');
+      const answer = call('POST', `/transfers/v1/bookings/${ref}/cancel`, { key: p.testKey, headers: { 'Idempotency-Key': `cancel-${ref}` } });
+      const [first] = await eventually('the cancel waiting on the audit log', async () => {
+        const w = await waiters();
+        return w.length ? w : undefined;
+      });
+      await eventually('the cancel past lock_timeout', async () => ((await waiters()).includes(first) ? undefined : true));
+      await holder.rollback();
+      const busy = await answer;
+      expect(busy.status).toBe(503);
+      expect(busy.headers.get('retry-after')).toBe('2');
+      expect(busy.body.error.code).toBe('service_unavailable');
+    } finally {
+      if (!holder.isCompleted()) await holder.rollback();
+    }
+    expect((await app.db('bookings').where({ bookingRef: ref }).first()).status).toBe('confirmed');
+    const done = await call('POST', `/transfers/v1/bookings/${ref}/cancel`, { key: p.testKey, headers: { 'Idempotency-Key': `cancel-${ref}` } });
+    expect(done.status).toBe(200);
+    expect(done.body.status).toBe('cancelled');
+  });
 });
 
 describe('Graceful shutdown', () => {
