@@ -187,6 +187,12 @@ describe(`Partner webhooks (${backend})`, () => {
         const { rx } = await endpoint(p.testKey);
         const booking = await bookTransfer(call, p.testKey);
         await deliverAll();
+        // The confirmation listed first: it is listed once every transaction older than it has ended, on PostgreSQL
+        // any other test file's too. Waited for inside the hold, that wait could outlast the cancel's lock_timeout.
+        await eventually('the confirmation listed', async () => {
+          const l = await listEvents(app.deps.db, { partnerId: p.partner_id, env: 'sandbox' }, { limit: 10 });
+          return l.data.length ? l : undefined;
+        });
         // Hold the audit log: the cancel runs (booking, job, event, delivery written) and then waits to append its audit row.
         const hold = await app.db.transaction();
         await hold.raw('lock table audit_log in share mode');
@@ -197,12 +203,8 @@ describe(`Partner webhooks (${backend})`, () => {
           expect(await app.db('webhook_events').where({ partner_id: p.partner_id })).toHaveLength(1);
           expect(await deliver()).toEqual({ delivered: 0, retried: 0, failed: 0 });
           expect(rx.deliveries).toHaveLength(1);
-          // GET /events would wait for the audit log too: its use case, directly. (The confirmation is listed once
-          // every transaction older than it has ended, on PostgreSQL any other test file's too: wait for that.)
-          const listed = await eventually('the confirmation listed', async () => {
-            const l = await listEvents(app.deps.db, { partnerId: p.partner_id, env: 'sandbox' }, { limit: 10 });
-            return l.data.length ? l : undefined;
-          });
+          // GET /events would wait for the audit log too: its use case, directly. The cancellation is not listed.
+          const listed = await listEvents(app.deps.db, { partnerId: p.partner_id, env: 'sandbox' }, { limit: 10 });
           expect(listed.data.map((e) => e.type)).toEqual(['booking.confirmed']);
         } finally {
           await hold.commit();
